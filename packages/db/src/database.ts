@@ -1,0 +1,47 @@
+export type Row = Record<string, unknown>;
+
+export interface QueryResult<R = Row> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface QueryOptions {
+  /** Ask the driver to keep a server-side prepared statement for this text (hot paths). */
+  prepare?: boolean;
+}
+
+export interface Queryable {
+  query<R = Row>(text: string, values?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
+}
+
+export interface Transaction extends Queryable {
+  /** Runs `fn` inside a SAVEPOINT; a throw rolls back to it and rethrows. */
+  savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Runs after a successful COMMIT of the outermost transaction (cache invalidation, wake-ups). */
+  afterCommit(fn: () => void): void;
+}
+
+export type Unlisten = () => Promise<void>;
+
+export interface ListenHandlers {
+  onMessage: (payload: string) => void;
+  /** Called when notifications may have been missed (the listening connection was re-established). */
+  onReset?: () => void;
+}
+
+/**
+ * The one database seam. Both drivers (pg.Pool, embedded PGlite) run the same SQL and return
+ * values in the same shapes (see types.ts).
+ */
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /**
+   * One transaction. Queries issued through `db.query` from inside `fn` (same async context)
+   * run in this transaction too; a nested `transaction` becomes a savepoint.
+   */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  listen(channel: string, handlers: ListenHandlers): Promise<Unlisten>;
+  /** Whether a session-scoped advisory lock is meaningful (false on the single-session embedded driver). */
+  readonly supportsAdvisoryLocks: boolean;
+  close(): Promise<void>;
+}

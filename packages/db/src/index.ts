@@ -1,0 +1,16 @@
+export type { Database, Queryable, QueryResult, QueryOptions, Row, Transaction, ListenHandlers, Unlisten } from './database';
+export { PgDatabase, type PgDatabaseOptions } from './pg-driver';
+export { PgliteDatabase } from './pglite-driver';
+export { ident, qualified, literal } from './sql';
+export { normalizeTimestamp } from './types';
+export { pgErrorInfo, PG, type PgErrorInfo } from './pg-errors';
+export { runMigrations, type Migration } from './migrations';
+export { openDatabase, type OpenDatabaseOptions } from './open';
+export {
+  publishInvalidation,
+  subscribeInvalidations,
+  INVALIDATION_CHANNEL,
+  type InvalidationMessage,
+  type InvalidationTopic,
+  type InvalidationHandlers,
+} from './invalidation';

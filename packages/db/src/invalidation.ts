@@ -1,0 +1,41 @@
+import type { Database, Queryable, Unlisten } from './database';
+
+/**
+ * Cross-process cache invalidation over Postgres LISTEN/NOTIFY. A notification sent inside a
+ * transaction is delivered when it commits, so readers never reload state that is not visible yet.
+ */
+export const INVALIDATION_CHANNEL = 'quire_invalidate';
+
+export type InvalidationTopic = 'meta' | 'tenant' | 'user';
+
+export interface InvalidationMessage {
+  topic: InvalidationTopic;
+  tenant: string;
+  /** Topic-specific key, e.g. the user whose roles or keys changed. */
+  key?: string;
+}
+
+export async function publishInvalidation(q: Queryable, message: InvalidationMessage): Promise<void> {
+  await q.query('SELECT pg_notify($1, $2)', [INVALIDATION_CHANNEL, JSON.stringify(message)]);
+}
+
+export interface InvalidationHandlers {
+  onMessage(message: InvalidationMessage): void;
+  /** Notifications may have been missed: drop everything cached. */
+  onReset(): void;
+}
+
+export function subscribeInvalidations(db: Database, handlers: InvalidationHandlers): Promise<Unlisten> {
+  return db.listen(INVALIDATION_CHANNEL, {
+    onMessage(payload) {
+      let message: InvalidationMessage;
+      try {
+        message = JSON.parse(payload) as InvalidationMessage;
+      } catch {
+        return;
+      }
+      handlers.onMessage(message);
+    },
+    onReset: () => handlers.onReset(),
+  });
+}

@@ -1,0 +1,24 @@
+import type { Database } from './database';
+import { PgDatabase } from './pg-driver';
+import { PgliteDatabase } from './pglite-driver';
+
+export interface OpenDatabaseOptions {
+  /** A Postgres URL; without one the embedded database in `dataDir` is used. */
+  url?: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+  statementTimeoutMs?: number;
+  applicationName?: string;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.url) {
+    return new PgDatabase({
+      connectionString: options.url,
+      ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+      ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
+      ...(options.applicationName ? { applicationName: options.applicationName } : {}),
+    });
+  }
+  return PgliteDatabase.open(options.dataDir);
+}

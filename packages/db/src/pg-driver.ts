@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { AfterCommitQueue, currentTransaction } from './context';
+import type { Database, ListenHandlers, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
+import { ident } from './sql';
+import { TYPE_PARSERS } from './types';
+import { PG, pgErrorInfo } from './pg-errors';
+
+export interface PgDatabaseOptions {
+  connectionString: string;
+  poolSize?: number;
+  statementTimeoutMs?: number;
+  applicationName?: string;
+}
+
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    const parser = TYPE_PARSERS[oid];
+    if (parser && format !== 'binary') return parser;
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** Server-side prepared statements are kept for at most this many distinct texts per process. */
+const MAX_PREPARED = 500;
+
+type PgQueryable = pg.Pool | pg.PoolClient;
+
+export class PgDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  readonly supportsAdvisoryLocks = true;
+  private readonly pool: pg.Pool;
+  private readonly prepared = new Map<string, string>();
+  private readonly listeners = new Map<string, Set<ListenHandlers>>();
+  private listenClient: pg.Client | undefined;
+  private listenConnecting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: PgDatabaseOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      types,
+      application_name: options.applicationName ?? 'quire',
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    this.pool.on('error', () => {});
+  }
+
+  query<R>(text: string, values: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<R>> {
+    const tx = currentTransaction.getStore();
+    if (tx) return tx.query<R>(text, values, options);
+    return this.run<R>(this.pool, text, values, options);
+  }
+
+  private statementName(text: string): string | undefined {
+    let name = this.prepared.get(text);
+    if (name === undefined && this.prepared.size < MAX_PREPARED) {
+      name = 'q_' + createHash('sha1').update(text).digest('base64url');
+      this.prepared.set(text, name);
+    }
+    return name;
+  }
+
+  private async run<R>(
+    target: PgQueryable,
+    text: string,
+    values: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<QueryResult<R>> {
+    const name = options?.prepare ? this.statementName(text) : undefined;
+    try {
+      const res = await target.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
+      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+    } catch (e) {
+      // A prepared plan whose result shape changed under a DDL change: retry once unprepared.
+      if (name && pgErrorInfo(e)?.code === PG.cachedPlanChanged && target === this.pool) {
+        this.prepared.delete(text);
+        const res = await target.query({ text, values: values as unknown[] });
+        return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+      }
+      throw e;
+    }
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const outer = currentTransaction.getStore();
+    if (outer) return outer.savepoint(fn);
+    const client = await this.pool.connect();
+    const afterCommit = new AfterCommitQueue();
+    let savepoints = 0;
+    const tx: Transaction = {
+      query: <R>(text: string, values: readonly unknown[] = [], options?: QueryOptions) =>
+        this.run<R>(client, text, values, options),
+      afterCommit: (f) => afterCommit.push(f),
+      savepoint: async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
+        const sp = ident(`sp_${++savepoints}`);
+        await client.query(`SAVEPOINT ${sp}`);
+        try {
+          const result = await inner(tx);
+          await client.query(`RELEASE SAVEPOINT ${sp}`);
+          return result;
+        } catch (e) {
+          await client.query(`ROLLBACK TO SAVEPOINT ${sp}`);
+          throw e;
+        }
+      },
+    };
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await currentTransaction.run(tx, () => fn(tx));
+      await client.query('COMMIT');
+      afterCommit.run();
+      return result;
+    } catch (e) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async listen(channel: string, handlers: ListenHandlers): Promise<Unlisten> {
+    let set = this.listeners.get(channel);
+    const isNew = !set;
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+    }
+    set.add(handlers);
+    await this.ensureListenClient();
+    if (isNew && this.listenClient) await this.listenClient.query(`LISTEN ${ident(channel)}`);
+    return async () => {
+      set.delete(handlers);
+      if (set.size === 0) {
+        this.listeners.delete(channel);
+        await this.listenClient?.query(`UNLISTEN ${ident(channel)}`).catch(() => {});
+      }
+    };
+  }
+
+  private ensureListenClient(): Promise<void> {
+    if (this.listenClient) return Promise.resolve();
+    this.listenConnecting ??= this.connectListener().finally(() => {
+      this.listenConnecting = undefined;
+    });
+    return this.listenConnecting;
+  }
+
+  private async connectListener(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.connectionString, types });
+    client.on('notification', (msg) => {
+      const set = this.listeners.get(msg.channel);
+      if (!set) return;
+      for (const h of set) h.onMessage(msg.payload ?? '');
+    });
+    const onLost = () => {
+      if (this.listenClient !== client) return;
+      this.listenClient = undefined;
+      client.end().catch(() => {});
+      if (!this.closed) this.scheduleReconnect(1);
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    await client.connect();
+    this.listenClient = client;
+    for (const channel of this.listeners.keys()) await client.query(`LISTEN ${ident(channel)}`);
+  }
+
+  private scheduleReconnect(attempt: number): void {
+    const delay = Math.min(5000, 100 * 2 ** attempt);
+    setTimeout(() => {
+      if (this.closed) return;
+      this.ensureListenClient().then(
+        () => {
+          // Anything sent while we were away is lost: let every listener resynchronise.
+          for (const set of this.listeners.values()) for (const h of set) h.onReset?.();
+        },
+        () => this.scheduleReconnect(attempt + 1),
+      );
+    }, delay).unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.listenClient;
+    this.listenClient = undefined;
+    await client?.end().catch(() => {});
+    await this.pool.end();
+  }
+}

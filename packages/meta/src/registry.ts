@@ -1,0 +1,100 @@
+import { qualified, type Queryable } from '@quire/db';
+import type { DocTypeDefinition } from './definition';
+import { Meta, TenantMeta } from './meta';
+import { parseDefinition } from './normalize';
+
+export interface TenantRef {
+  name: string;
+  schema: string;
+}
+
+/** Reads every DocType definition of a tenant from its DocType, DocField and DocPerm tables. */
+export async function loadDefinitions(q: Queryable, schema: string): Promise<DocTypeDefinition[]> {
+  const [doctypes, fields, perms] = await Promise.all([
+    q.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, 'tabDocType')}`),
+    q.query<Record<string, unknown>>(
+      `SELECT * FROM ${qualified(schema, 'tabDocField')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`,
+    ),
+    q.query<Record<string, unknown>>(
+      `SELECT * FROM ${qualified(schema, 'tabDocPerm')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`,
+    ),
+  ]);
+  const group = (rows: Record<string, unknown>[]) => {
+    const map = new Map<string, Record<string, unknown>[]>();
+    for (const r of rows) {
+      const parent = String(r.parent);
+      let list = map.get(parent);
+      if (!list) map.set(parent, (list = []));
+      list.push(r);
+    }
+    return map;
+  };
+  const fieldsOf = group(fields.rows);
+  const permsOf = group(perms.rows);
+  return doctypes.rows.map((row) =>
+    parseDefinition({
+      ...row,
+      fields: fieldsOf.get(String(row.name)) ?? [],
+      permissions: permsOf.get(String(row.name)) ?? [],
+    }),
+  );
+}
+
+export function buildTenantMeta(schema: string, definitions: Iterable<DocTypeDefinition>): TenantMeta {
+  return new TenantMeta(schema, [...definitions].map((d) => new Meta(d, schema)));
+}
+
+interface Entry {
+  generation: number;
+  value?: TenantMeta;
+  loading?: Promise<TenantMeta>;
+}
+
+/**
+ * The per-process metadata cache: one TenantMeta per tenant, loaded once and kept until
+ * invalidated (LISTEN/NOTIFY, or the tenant directory's version check). A load that started
+ * before an invalidation is never installed after it.
+ */
+export class MetaRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private generation = 0;
+
+  constructor(private readonly db: Queryable) {}
+
+  /** The cached metadata, without waiting; undefined when it must be loaded. */
+  peek(tenant: TenantRef): TenantMeta | undefined {
+    return this.entries.get(tenant.name)?.value;
+  }
+
+  get(tenant: TenantRef): Promise<TenantMeta> {
+    const entry = this.entries.get(tenant.name);
+    if (entry?.value) return Promise.resolve(entry.value);
+    if (entry?.loading) return entry.loading;
+    const generation = ++this.generation;
+    const fresh: Entry = { generation };
+    fresh.loading = loadDefinitions(this.db, tenant.schema).then(
+      (defs) => {
+        const meta = buildTenantMeta(tenant.schema, defs);
+        if (this.entries.get(tenant.name) === fresh) {
+          fresh.value = meta;
+          delete fresh.loading;
+        }
+        return meta;
+      },
+      (e: unknown) => {
+        if (this.entries.get(tenant.name) === fresh) this.entries.delete(tenant.name);
+        throw e;
+      },
+    );
+    this.entries.set(tenant.name, fresh);
+    return fresh.loading;
+  }
+
+  invalidate(tenantName: string): void {
+    this.entries.delete(tenantName);
+  }
+
+  invalidateAll(): void {
+    this.entries.clear();
+  }
+}
