@@ -1,13 +1,20 @@
 import pg from 'pg';
+import type { TestProject } from 'vitest/node';
 
 /**
  * The suite runs against this machine's real Postgres. A fresh database per run keeps runs
  * independent; inside it every test creates its own tenants.
  */
-export const TEST_DATABASE = process.env.QUIRE_TEST_DATABASE ?? 'quire_test';
 const ADMIN_URL = process.env.QUIRE_TEST_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const TEST_DATABASE = process.env.QUIRE_TEST_DATABASE ?? 'quire_test';
 
-export default async function setup(): Promise<void> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {
@@ -18,5 +25,5 @@ export default async function setup(): Promise<void> {
   }
   const url = new URL(ADMIN_URL);
   url.pathname = `/${TEST_DATABASE}`;
-  process.env.QUIRE_TEST_DATABASE_URL = url.toString();
+  project.provide('databaseUrl', url.toString());
 }

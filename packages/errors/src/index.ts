@@ -123,3 +123,6 @@ export function notPermitted(ptype: string, doctype: string, name?: string): Fra
 export function doesNotExist(doctype: string, name: string): FrappeError {
   return new DoesNotExistError(`${doctype} ${name} not found`, { title: 'Not Found' });
 }
+
+/** werkzeug's MethodNotAllowed: a route exists but not for this verb. */
+export const MethodNotAllowed = define('MethodNotAllowed', 405);

@@ -113,7 +113,8 @@ export function coerceFieldValue(field: DocField, value: unknown): unknown {
 /** Coerces a filter value for a column of the given kind; `field` only names it in errors. */
 export function coerceFilterValue(kind: ValueKind, field: DocField, value: unknown): unknown {
   if (kind === 'table' || kind === 'none') return coerceText(field, value);
-  if (kind === 'int' || kind === 'float' || kind === 'check') {
+  if (kind === 'check') return COERCE.check(field, value);
+  if (kind === 'int' || kind === 'float') {
     if (value === null || value === undefined || value === '') return 0;
     return toNumber(field, value, kind === 'int' ? 'an integer' : 'a number');
   }

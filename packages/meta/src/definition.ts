@@ -43,7 +43,7 @@ export const docFieldSchema = z.object({
   default: optionalText,
   reqd: flag,
   unique: flag,
-  length: optionalInt,
+  length: optionalInt.transform((v) => (v === 0 ? undefined : v)),
   precision: optionalInt,
   permlevel: optionalInt,
   read_only: flag,

@@ -1,0 +1,34 @@
+import { createTenant, dropTenant } from '@quire/tenancy';
+import type { CommandResult } from '../output';
+import { UsageError } from '../output';
+import type { Runtime } from '../runtime';
+
+export async function tenantCreate(rt: Runtime, name: string | undefined, domains: string[], adminPassword: string | undefined): Promise<CommandResult> {
+  if (!name) throw new UsageError('usage: quire tenant create <name> [--domain HOST]... [--admin-password P] [--json]');
+  const t = await createTenant(rt.platform, { name, domains, adminPassword });
+  return {
+    json: { name: t.name, schema: t.schema, hosts: t.hosts, api_key: t.api_key, api_secret: t.api_secret },
+    text: [
+      `Created tenant ${t.name} (schema ${t.schema})`,
+      `Hosts: ${t.hosts.join(', ')}`,
+      `Administrator API key: ${t.api_key}`,
+      `Administrator API secret: ${t.api_secret}   (shown once; only its hash is stored)`,
+    ].join('\n'),
+  };
+}
+
+export async function tenantList(rt: Runtime): Promise<CommandResult> {
+  await rt.platform.tenants.refresh();
+  const tenants = rt.platform.tenants.list().map((t) => ({ name: t.name, schema: t.schema, status: t.status, hosts: rt.platform.tenants.hostsOf(t) }));
+  return {
+    json: { tenants },
+    text: tenants.length ? tenants.map((t) => `${t.name}\t${t.status}\t${t.hosts.join(', ')}`).join('\n') : 'No tenants yet.',
+  };
+}
+
+export async function tenantDrop(rt: Runtime, name: string | undefined, yes: boolean): Promise<CommandResult> {
+  if (!name) throw new UsageError('usage: quire tenant drop <name> --yes [--json]');
+  if (!yes) throw new UsageError(`Dropping ${name} deletes all of its data; add --yes to confirm`);
+  await dropTenant(rt.platform, name);
+  return { json: { dropped: name }, text: `Dropped tenant ${name}` };
+}

@@ -1,0 +1,2 @@
+export { main } from './main';
+export { openRuntime, appSources, type Runtime } from './runtime';

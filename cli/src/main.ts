@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+import { loadPlatformConfig } from '@quire/config';
+import { migrate } from './commands/migrate';
+import { serve } from './commands/serve';
+import { tenantCreate, tenantDrop, tenantList } from './commands/tenant';
+import { keysGenerate, userCreate } from './commands/user';
+import { print, printError, UsageError, type CommandResult } from './output';
+import { openRuntime, type Runtime } from './runtime';
+
+const USAGE = `usage: quire <command> [options] [--json]
+
+  migrate                                   migrate the platform and every tenant (idempotent)
+  tenant create <name> [--domain HOST]... [--admin-password P]
+  tenant list
+  tenant drop <name> --yes
+  user create --tenant T --email E [--password P] [--roles "R1,R2"] [--first-name N]
+  keys generate --tenant T --user U
+  serve [api]                               run the API (npm start)
+
+Environment: DATABASE_URL (else an embedded database in QUIRE_DATA_DIR), PORT, BASE_DOMAIN, DEFAULT_TENANT.`;
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      domain: { type: 'string', multiple: true, default: [] },
+      'admin-password': { type: 'string' },
+      tenant: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      roles: { type: 'string' },
+      'first-name': { type: 'string' },
+      user: { type: 'string' },
+      yes: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
+async function withRuntime(fn: (rt: Runtime) => Promise<CommandResult>): Promise<CommandResult> {
+  const rt = await openRuntime(loadPlatformConfig(), 'quire-cli');
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let json = argv.includes('--json');
+  try {
+    const { values: o, positionals } = parse(argv);
+    json = o.json;
+    const [command, sub, arg] = positionals;
+    if (o.help || !command) {
+      process.stdout.write(`${USAGE}\n`);
+      return command || o.help ? 0 : 2;
+    }
+    if (command === 'serve') {
+      await serve(sub);
+      return 0;
+    }
+    const key = ['tenant', 'user', 'keys'].includes(command) ? `${command} ${sub ?? ''}` : command;
+    const run: Record<string, (rt: Runtime) => Promise<CommandResult>> = {
+      migrate: (rt) => migrate(rt),
+      'tenant create': (rt) => tenantCreate(rt, arg, o.domain ?? [], o['admin-password']),
+      'tenant list': (rt) => tenantList(rt),
+      'tenant drop': (rt) => tenantDrop(rt, arg, o.yes ?? false),
+      'user create': (rt) => userCreate(rt, { tenant: o.tenant, email: o.email, password: o.password, roles: o.roles, firstName: o['first-name'] }),
+      'keys generate': (rt) => keysGenerate(rt, o.tenant, o.user),
+    };
+    const handler = run[key];
+    if (!handler) throw new UsageError(`unknown command: ${key.trim()}\n\n${USAGE}`);
+    print(await withRuntime(handler), json);
+    return 0;
+  } catch (e) {
+    return printError(e, json);
+  }
+}

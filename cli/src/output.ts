@@ -1,0 +1,21 @@
+import { FrappeError } from '@quire/errors';
+
+/** A command's result: the JSON object `--json` prints, and the text a person reads otherwise. */
+export interface CommandResult {
+  json: Record<string, unknown>;
+  text: string;
+}
+
+export class UsageError extends Error {}
+
+export function print(result: CommandResult, json: boolean): void {
+  process.stdout.write(json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
+}
+
+export function printError(e: unknown, json: boolean): number {
+  const message = e instanceof Error ? e.message : String(e);
+  const excType = e instanceof FrappeError ? e.excType : e instanceof UsageError ? 'UsageError' : 'Error';
+  if (json) process.stdout.write(`${JSON.stringify({ error: { exc_type: excType, message } })}\n`);
+  else process.stderr.write(`quire: ${message}\n`);
+  return e instanceof UsageError ? 2 : 1;
+}

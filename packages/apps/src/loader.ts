@@ -1,0 +1,89 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ControllerRegistry, type DocController } from '@quire/documents';
+import { parseDefinition, type DocTypeDefinition } from '@quire/meta';
+import { whitelistedOf, type WhitelistedMethod } from './whitelist';
+
+/**
+ * An app is a folder laid out like a Frappe app: `<module>/doctype/<name>/<name>.json` defines a
+ * DocType and `<name>.ts` beside it may export its `controller`; any `.ts` module may export
+ * whitelisted functions, callable at `<app>.<module path>.<export>`; `modules.txt` lists the
+ * app's modules.
+ */
+export interface AppSource {
+  name: string;
+  root: string;
+}
+
+export interface LoadedApps {
+  apps: AppSource[];
+  /** Standard DocTypes, in dependency-friendly order (child tables before their parents). */
+  doctypes: DocTypeDefinition[];
+  modules: Array<{ app: string; module: string }>;
+  controllers: ControllerRegistry;
+  methods: ReadonlyMap<string, WhitelistedMethod>;
+  /** Every exported function's dotted path, whitelisted or not (a call to one that is not is a 403, not a 417). */
+  functions: ReadonlySet<string>;
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'test' || entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await walk(full)));
+    else out.push(full);
+  }
+  return out.sort();
+}
+
+function isDoctypeJson(file: string): boolean {
+  const parts = file.split(path.sep);
+  const base = path.basename(file, '.json');
+  return file.endsWith('.json') && parts.at(-3) === 'doctype' && parts.at(-2) === base;
+}
+
+export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
+  const doctypes: DocTypeDefinition[] = [];
+  const modules: LoadedApps['modules'] = [];
+  const controllers = new ControllerRegistry();
+  const methods = new Map<string, WhitelistedMethod>();
+  const functions = new Set<string>();
+  for (const app of apps) {
+    const files = await walk(app.root);
+    const doctypeOfFolder = new Map<string, string>();
+    for (const file of files.filter(isDoctypeJson)) {
+      const def = parseDefinition(JSON.parse(await fs.readFile(file, 'utf8')));
+      doctypes.push(def);
+      doctypeOfFolder.set(path.dirname(file), def.name);
+    }
+    const modulesFile = path.join(app.root, 'modules.txt');
+    const listed = await fs.readFile(modulesFile, 'utf8').catch(() => '');
+    for (const m of listed.split('\n').map((s) => s.trim()).filter(Boolean)) modules.push({ app: app.name, module: m });
+    for (const file of files) {
+      if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.endsWith('.test.ts')) continue;
+      const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      // `__init__.ts` is its folder's module, as in Python: frappe/__init__.ts -> `frappe`.
+      const modulePath = path.relative(app.root, file).slice(0, -3).split(path.sep).filter((p) => p !== '__init__');
+      const dotted = [app.name, ...modulePath].join('.');
+      for (const [exported, value] of Object.entries(mod)) {
+        if (typeof value === 'function') functions.add(`${dotted}.${exported}`);
+        const method = whitelistedOf(value);
+        if (method) methods.set(`${dotted}.${exported}`, method);
+      }
+      const doctype = doctypeOfFolder.get(path.dirname(file));
+      if (doctype && mod.controller && path.basename(file, '.ts') === path.basename(path.dirname(file))) {
+        controllers.register(doctype, mod.controller as DocController);
+      }
+    }
+  }
+  return { apps, doctypes: orderForInstall(doctypes), modules, controllers, methods, functions };
+}
+
+/** Child tables first, then DocTypes whose Links point only at DocTypes already placed, where possible. */
+function orderForInstall(defs: DocTypeDefinition[]): DocTypeDefinition[] {
+  const children = defs.filter((d) => d.istable);
+  const parents = defs.filter((d) => !d.istable);
+  return [...children, ...parents];
+}

@@ -1,0 +1,109 @@
+import { qualified, type Queryable } from '@quire/db';
+import { makePrincipal, type Principal } from '@quire/permissions';
+import { AUTH_TABLE } from './auth-table';
+import { verifyApiSecret } from './secrets';
+
+export interface TenantRef {
+  name: string;
+  schema: string;
+}
+
+interface UserRow {
+  name: string;
+  enabled: number;
+  user_type: string | null;
+}
+
+/** A user's roles from `Has Role`, plus the automatic ones (frappe.get_roles). */
+export async function loadPrincipal(q: Queryable, schema: string, user: string): Promise<Principal | undefined> {
+  const { rows } = await q.query<UserRow>(
+    `SELECT "name", "enabled", "user_type" FROM ${qualified(schema, 'tabUser')} WHERE "name" = $1`,
+    [user],
+  );
+  const row = rows[0];
+  if (!row || !row.enabled) return undefined;
+  return principalOf(q, schema, row);
+}
+
+async function principalOf(q: Queryable, schema: string, row: UserRow): Promise<Principal> {
+  const roles = await q.query<{ role: string }>(
+    `SELECT "role" FROM ${qualified(schema, 'tabHas Role')} WHERE "parent" = $1 AND "parenttype" = 'User'`,
+    [row.name],
+  );
+  const names = roles.rows.map((r) => r.role);
+  if (row.user_type === 'System User') names.push('Desk User');
+  return makePrincipal(row.name, names);
+}
+
+interface KeyEntry {
+  tenant: string;
+  user: string;
+  hash: string;
+  principal: Principal;
+  expiresAt: number;
+}
+
+export interface PrincipalCacheOptions {
+  /** How long a verified key is trusted without asking the database again. */
+  ttlMs?: number;
+  maxEntries?: number;
+}
+
+/**
+ * API key -> Principal, cached briefly per process so that the hot path costs one SHA-256 and no
+ * query. Entries are dropped when the user changes (roles, keys, disabled) through the
+ * invalidation bus, and expire after `ttlMs` in any case.
+ */
+export class ApiKeyAuthenticator {
+  private readonly entries = new Map<string, KeyEntry>();
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+
+  constructor(
+    private readonly db: Queryable,
+    options: PrincipalCacheOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.maxEntries = options.maxEntries ?? 10_000;
+  }
+
+  /** The principal for a key and secret, or undefined when either is wrong (the caller answers 401). */
+  async authenticate(tenant: TenantRef, apiKey: string, apiSecret: string): Promise<Principal | undefined> {
+    const cacheKey = `${tenant.name}\0${apiKey}`;
+    let entry = this.entries.get(cacheKey);
+    if (!entry || entry.expiresAt < Date.now()) {
+      this.entries.delete(cacheKey);
+      entry = await this.load(tenant, apiKey);
+      if (!entry) {
+        verifyApiSecret(apiSecret, 'sha256$' + '0'.repeat(64)); // same work for unknown keys
+        return undefined;
+      }
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(cacheKey, entry);
+    }
+    return verifyApiSecret(apiSecret, entry.hash) ? entry.principal : undefined;
+  }
+
+  private async load(tenant: TenantRef, apiKey: string): Promise<KeyEntry | undefined> {
+    const { rows } = await this.db.query<UserRow & { password: string }>(
+      `SELECT u."name", u."enabled", u."user_type", a."password"
+       FROM ${qualified(tenant.schema, 'tabUser')} u
+       JOIN ${qualified(tenant.schema, AUTH_TABLE)} a ON a."doctype" = 'User' AND a."name" = u."name" AND a."fieldname" = 'api_secret'
+       WHERE u."api_key" = $1`,
+      [apiKey],
+    );
+    const row = rows[0];
+    if (!row || !row.enabled) return undefined;
+    const principal = await principalOf(this.db, tenant.schema, row);
+    return { tenant: tenant.name, user: row.name, hash: row.password, principal, expiresAt: Date.now() + this.ttlMs };
+  }
+
+  /** Drops what is cached for one user of a tenant, or for the whole tenant. */
+  invalidate(tenant: string, user?: string): void {
+    for (const [k, e] of this.entries) if (e.tenant === tenant && (user === undefined || e.user === user)) this.entries.delete(k);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,56 @@
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/**
+ * Credentials at rest. API secrets are long random values we generate, so a fast hash (SHA-256)
+ * is right for them and lets a verified key be checked on every request cheaply. Passwords are
+ * chosen by people, so they get a memory-hard hash (scrypt) and are checked only at login.
+ */
+
+/** Frappe-shaped API key: 15 lower-case hex characters (an identifier, not a secret). */
+export function generateApiKey(): string {
+  return randomBytes(8).toString('hex').slice(0, 15);
+}
+
+/** 192 random bits as 48 hex characters. */
+export function generateApiSecret(): string {
+  return randomBytes(24).toString('hex');
+}
+
+export function hashApiSecret(secret: string): string {
+  return 'sha256$' + createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of a presented secret with its stored hash. */
+export function verifyApiSecret(secret: string, stored: string): boolean {
+  const expected = Buffer.from(stored, 'utf8');
+  const actual = Buffer.from(hashApiSecret(secret), 'utf8');
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+// ---- passwords: scrypt, N=2^15 r=8 p=1 (32 MiB, tens of milliseconds) ----
+
+const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keylen: 32 } as const;
+
+function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCb(password, salt, keylen, { ...options, maxmem: 128 * (options.N ?? 1) * (options.r ?? 8) * 2 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
+  );
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [N, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const salt = Buffer.from(parts[4]!, 'base64');
+  const expected = Buffer.from(parts[5]!, 'base64');
+  const key = await scrypt(password, salt, expected.length, { N, r, p });
+  return timingSafeEqual(key, expected);
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Settings every Quire process shares (database, tenancy, apps). Read once from the environment,
+ * typed and validated; nothing else reads process.env for these.
+ */
+const platformSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// URL'),
+  BASE_DOMAIN: z.string().trim().toLowerCase().min(1).default('localhost'),
+  DEFAULT_TENANT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
+  QUIRE_DATA_DIR: z.string().default('.quire/data'),
+  QUIRE_APPS: z.string().default('frappe'),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  CACHE_REFRESH_INTERVAL_MS: z.coerce.number().int().min(0).default(5_000),
+  NODE_ENV: z.string().default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface PlatformConfig {
+  databaseUrl: string | undefined;
+  baseDomain: string;
+  defaultTenant: string | undefined;
+  /** The embedded database's folder, used when there is no DATABASE_URL. */
+  dataDir: string;
+  /** App specifiers: `frappe` (built in) or a path to an app folder. */
+  apps: string[];
+  dbPoolSize: number;
+  dbStatementTimeoutMs: number;
+  apiKeyCacheTtlMs: number;
+  cacheRefreshIntervalMs: number;
+  production: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  const c = parse(platformSchema, env);
+  return {
+    databaseUrl: c.DATABASE_URL,
+    baseDomain: c.BASE_DOMAIN,
+    defaultTenant: c.DEFAULT_TENANT,
+    dataDir: path.resolve(c.QUIRE_DATA_DIR),
+    apps: c.QUIRE_APPS.split(',').map((s) => s.trim()).filter(Boolean),
+    dbPoolSize: c.DB_POOL_SIZE,
+    dbStatementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
+    apiKeyCacheTtlMs: c.API_KEY_CACHE_TTL_MS,
+    cacheRefreshIntervalMs: c.CACHE_REFRESH_INTERVAL_MS,
+    production: c.NODE_ENV === 'production',
+    logLevel: c.LOG_LEVEL,
+  };
+}
+
+/** Parses env with a schema; a bad setting stops the process with a message naming it. */
+export function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,44 @@
+import type { Database, Transaction } from '@quire/db';
+import type { TenantMeta, TenantRef } from '@quire/meta';
+import type { Principal } from '@quire/permissions';
+import type { ControllerRegistry } from './controllers';
+
+/**
+ * What every document operation runs with: the tenant, its metadata, who is calling, and where
+ * SQL goes. The same context serves the API, the CLI and the workers.
+ */
+export interface DocContext {
+  /** Operations open a transaction on it; called from inside one, they join it (as a savepoint). */
+  db: Database;
+  tenant: TenantRef;
+  meta: TenantMeta;
+  principal: Principal;
+  controllers: ControllerRegistry;
+  /** Where writes report changes that caches elsewhere depend on. */
+  changes: ChangeNotifier;
+}
+
+/**
+ * Changes that other processes cache: each call bumps what must be bumped inside `tx`, notifies
+ * other processes when it commits, and drops this process's copy right after commit.
+ */
+export interface ChangeNotifier {
+  metaChanged(tx: Transaction, tenant: TenantRef): Promise<void>;
+  userChanged(tx: Transaction, tenant: TenantRef, user: string): Promise<void>;
+}
+
+/** Frappe's `doc.flags.ignore_*`: for installers and trusted internal callers, never for request input. */
+export interface WriteFlags {
+  ignorePermissions?: boolean;
+  ignoreLinks?: boolean;
+  ignoreMandatory?: boolean;
+  /** Keep `owner`, `creation` and `modified` as given (installing fixtures, migrations). */
+  keepTimestamps?: boolean;
+  /** Writing the platform's own standard records (installing or migrating a tenant). */
+  installing?: boolean;
+  /** Insert under exactly this name (installers: Administrator, Guest). */
+  name?: string;
+}
+
+/** A document as plain data: field values, and each Table field as an array of row objects. */
+export type DocData = Record<string, unknown>;

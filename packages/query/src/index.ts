@@ -1,0 +1,2 @@
+export type { ListParams, CompileContext, CompiledQuery, CompiledList } from './types';
+export { compileList, compileCount, rowsToArrays } from './compile';

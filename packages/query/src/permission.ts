@@ -1,0 +1,46 @@
+import { notPermitted, PermissionError } from '@quire/errors';
+import type { Meta, TenantMeta } from '@quire/meta';
+import { readScope, type Principal } from '@quire/permissions';
+import { id, Sql, sql } from './sql';
+
+/**
+ * The row predicate of a list: which rows the caller may read. Child tables are read through
+ * their parent (Frappe's check_parent_permission): `parent` must name a DocType that has a Table
+ * field of this child DocType, and the parent's read scope applies.
+ */
+
+function parentOf(meta: Meta, tenant: TenantMeta, parent: unknown): Meta {
+  const name = typeof parent === 'string' ? parent.trim() : '';
+  const parentMeta = name === '' ? undefined : tenant.get(name);
+  if (!parentMeta || !parentMeta.tableFields.some((f) => f.options === meta.name)) {
+    throw new PermissionError(`Please specify a valid parent DocType for ${meta.name}`, { title: 'Insufficient Permission' });
+  }
+  return parentMeta;
+}
+
+function ownRows(principal: Principal): Sql {
+  return sql`m.${id('owner')} = ${Sql.param(principal.user)}`;
+}
+
+function childRows(parent: Meta, principal: Principal, ownOnly: boolean): Sql[] {
+  const conditions = [sql`m.${id('parenttype')} = ${Sql.param(parent.name)}`];
+  if (ownOnly) {
+    conditions.push(
+      sql`EXISTS (SELECT 1 FROM ${Sql.raw(parent.table)} p WHERE p.${id('name')} = m.${id('parent')} AND p.${id('owner')} = ${Sql.param(principal.user)})`,
+    );
+  }
+  return conditions;
+}
+
+/** Conditions to AND into WHERE (possibly none); throws 403 when the caller may read nothing. */
+export function permissionConditions(meta: Meta, tenant: TenantMeta, principal: Principal, parent: unknown): Sql[] {
+  if (meta.istable) {
+    const parentMeta = parentOf(meta, tenant, parent);
+    const scope = readScope(parentMeta, principal);
+    if (scope === false) throw notPermitted('read', parentMeta.name);
+    return childRows(parentMeta, principal, scope === 'owner');
+  }
+  const scope = readScope(meta, principal);
+  if (scope === false) throw notPermitted('read', meta.name);
+  return scope === 'owner' ? [ownRows(principal)] : [];
+}

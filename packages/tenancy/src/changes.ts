@@ -1,0 +1,27 @@
+import type { ApiKeyAuthenticator } from '@quire/auth';
+import { publishInvalidation, type Transaction } from '@quire/db';
+import type { ChangeNotifier } from '@quire/documents';
+import type { MetaRegistry, TenantRef } from '@quire/meta';
+
+/**
+ * How writes tell every API process that cached state changed: a version bump and a NOTIFY in
+ * the writing transaction (delivered on commit), and this process's caches dropped right after
+ * commit so the writer's next request already sees the change.
+ */
+export class PlatformChanges implements ChangeNotifier {
+  constructor(
+    private readonly metas: MetaRegistry,
+    private readonly apiKeys: ApiKeyAuthenticator,
+  ) {}
+
+  async metaChanged(tx: Transaction, tenant: TenantRef): Promise<void> {
+    await tx.query(`UPDATE quire.tenants SET "meta_version" = "meta_version" + 1 WHERE "name" = $1`, [tenant.name]);
+    await publishInvalidation(tx, { topic: 'meta', tenant: tenant.name });
+    tx.afterCommit(() => this.metas.invalidate(tenant.name));
+  }
+
+  async userChanged(tx: Transaction, tenant: TenantRef, user: string): Promise<void> {
+    await publishInvalidation(tx, { topic: 'user', tenant: tenant.name, key: user });
+    tx.afterCommit(() => this.apiKeys.invalidate(tenant.name, user));
+  }
+}

@@ -1,0 +1,105 @@
+import type { Queryable } from '@quire/db';
+
+export interface Tenant {
+  readonly name: string;
+  readonly schema: string;
+  readonly status: 'active' | 'suspended';
+  /** Custom domains registered for the tenant (besides `<name>.<BASE_DOMAIN>`). */
+  readonly domains: readonly string[];
+  readonly metaVersion: number;
+}
+
+export interface DirectoryOptions {
+  baseDomain: string;
+  defaultTenant?: string | undefined;
+}
+
+interface TenantRow {
+  name: string;
+  schema: string;
+  status: 'active' | 'suspended';
+  meta_version: number | string;
+  domains: string[] | null;
+}
+
+/**
+ * The tenant registry as this process knows it, for resolving a request's site without a query:
+ * `X-Frappe-Site-Name` or Host (port stripped) -> tenant name, `<name>.<BASE_DOMAIN>`, a custom
+ * domain, else DEFAULT_TENANT.
+ */
+export class TenantDirectory {
+  private byName = new Map<string, Tenant>();
+  private byDomain = new Map<string, Tenant>();
+  private readonly suffix: string;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly options: DirectoryOptions,
+  ) {
+    this.suffix = `.${options.baseDomain.toLowerCase()}`;
+  }
+
+  /** Reloads the registry; returns the tenants whose metadata version changed or that disappeared. */
+  async refresh(): Promise<string[]> {
+    const { rows } = await this.db.query<TenantRow>(
+      `SELECT t."name", t."schema", t."status", t."meta_version",
+              array_remove(array_agg(d."domain" ORDER BY d."domain"), NULL) AS domains
+       FROM quire.tenants t LEFT JOIN quire.tenant_domains d ON d."tenant" = t."name"
+       GROUP BY t."name"`,
+    );
+    const byName = new Map<string, Tenant>();
+    const byDomain = new Map<string, Tenant>();
+    for (const r of rows) {
+      const tenant: Tenant = { name: r.name, schema: r.schema, status: r.status, domains: r.domains ?? [], metaVersion: Number(r.meta_version) };
+      byName.set(tenant.name, tenant);
+      for (const d of tenant.domains) byDomain.set(d, tenant);
+    }
+    const changed: string[] = [];
+    for (const [name, before] of this.byName) {
+      const after = byName.get(name);
+      if (!after || after.metaVersion !== before.metaVersion || after.schema !== before.schema) changed.push(name);
+    }
+    this.byName = byName;
+    this.byDomain = byDomain;
+    return changed;
+  }
+
+  get(name: string): Tenant | undefined {
+    return this.byName.get(name);
+  }
+
+  list(): Tenant[] {
+    return [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The tenant a site name or Host header designates, else DEFAULT_TENANT, else undefined. */
+  resolve(siteOrHost: string | undefined): Tenant | undefined {
+    const host = normalizeHost(siteOrHost);
+    if (host) {
+      const direct = this.byName.get(host) ?? this.byDomain.get(host);
+      if (direct) return direct;
+      if (host.endsWith(this.suffix)) {
+        const sub = this.byName.get(host.slice(0, -this.suffix.length));
+        if (sub) return sub;
+      }
+    }
+    return this.options.defaultTenant ? this.byName.get(this.options.defaultTenant) : undefined;
+  }
+
+  hostsOf(tenant: Pick<Tenant, 'name' | 'domains'>): string[] {
+    return [`${tenant.name}${this.suffix}`, ...tenant.domains];
+  }
+}
+
+/** Lower-cased host without port (IPv6 literals keep their brackets). */
+export function normalizeHost(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let host = value.trim().toLowerCase();
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end === -1 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.indexOf(':');
+  if (colon !== -1) host = host.slice(0, colon);
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}

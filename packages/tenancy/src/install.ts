@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import type { LoadedApps } from '@quire/apps';
+import { authTableDDL, hashPassword, storeSecretHash } from '@quire/auth';
+import { ident, qualified, type Database, type Transaction } from '@quire/db';
+import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData } from '@quire/documents';
+import { buildTenantMeta, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
+import { ADMINISTRATOR, GUEST, makePrincipal } from '@quire/permissions';
+
+/**
+ * Installing and migrating a tenant's schema: system tables, then every standard DocType of the
+ * loaded apps inserted as a DocType document (its controller creates the table), then the
+ * records every site has (modules, roles, Administrator and Guest).
+ */
+
+const ADMIN_PRINCIPAL = makePrincipal(ADMINISTRATOR, ['System Manager']);
+
+/** Tables that are not DocTypes: Singles' values, series counters, hashed secrets. */
+function systemTableStatements(schema: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${qualified(schema, 'tabSingles')} (
+      "doctype" varchar(140) NOT NULL, "field" varchar(140) NOT NULL, "value" text,
+      PRIMARY KEY ("doctype", "field"))`,
+    `CREATE TABLE IF NOT EXISTS ${qualified(schema, 'tabSeries')} ("name" varchar(140) PRIMARY KEY, "current" bigint NOT NULL DEFAULT 0)`,
+    authTableDDL(schema),
+  ];
+}
+
+/** A stable fingerprint of a standard definition, stored to skip unchanged DocTypes on migrate. */
+export function definitionHash(def: DocTypeDefinition): string {
+  return createHash('sha256').update(JSON.stringify(def)).digest('hex').slice(0, 32);
+}
+
+function asInput(def: DocTypeDefinition): DocData {
+  return { ...def, custom: 0, migration_hash: definitionHash(def) } as unknown as DocData;
+}
+
+const STANDARD_ROLES: Array<{ role_name: string; desk_access: number }> = [
+  { role_name: 'Administrator', desk_access: 1 },
+  { role_name: 'System Manager', desk_access: 1 },
+  { role_name: 'Guest', desk_access: 0 },
+  { role_name: 'All', desk_access: 0 },
+  { role_name: 'Desk User', desk_access: 1 },
+];
+
+function installContext(db: Database, tenant: TenantRef, apps: LoadedApps, definitions: DocTypeDefinition[], changes: ChangeNotifier): DocContext {
+  return { db, tenant, meta: buildTenantMeta(tenant.schema, definitions), principal: ADMIN_PRINCIPAL, controllers: apps.controllers, changes };
+}
+
+export interface InstallOptions {
+  adminPassword?: string | undefined;
+}
+
+/** Creates everything a new tenant's schema holds, in one transaction (or the caller's). */
+export function installTenant(db: Database, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier, options: InstallOptions = {}): Promise<void> {
+  return db.transaction((tx) => install(db, tx, tenant, apps, changes, options));
+}
+
+async function install(db: Database, tx: Transaction, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier, options: InstallOptions): Promise<void> {
+  await tx.query(`CREATE SCHEMA ${ident(tenant.schema)}`);
+  for (const sql of systemTableStatements(tenant.schema)) await tx.query(sql);
+  const ctx = installContext(db, tenant, apps, apps.doctypes, changes);
+  // The tables that hold DocTypes must exist before the first DocType document is stored.
+  for (const name of ['DocType', 'DocField', 'DocPerm']) {
+    for (const sql of createTableStatements(ctx.meta.require(name))) await tx.query(sql);
+  }
+  for (const def of apps.doctypes) await insertDoc(ctx, 'DocType', asInput(def), { installing: true });
+  await installRecords(ctx, apps, options);
+}
+
+/** Brings an existing tenant's standard DocTypes and records up to the loaded apps'. Returns the DocTypes changed. */
+export function migrateTenant(db: Database, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier): Promise<string[]> {
+  return db.transaction((tx) => migrate(db, tx, tenant, apps, changes));
+}
+
+async function migrate(db: Database, tx: Transaction, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier): Promise<string[]> {
+  for (const sql of systemTableStatements(tenant.schema)) await tx.query(sql);
+  const current = await loadDefinitions(tx, tenant.schema);
+  const stored = new Map(
+    (
+      await tx.query<{ name: string; migration_hash: string | null }>(`SELECT "name", "migration_hash" FROM ${qualified(tenant.schema, 'tabDocType')}`)
+    ).rows.map((r) => [r.name, r.migration_hash]),
+  );
+  const standard = new Map(apps.doctypes.map((d) => [d.name, d]));
+  const target = [...current.filter((d) => !standard.has(d.name)), ...apps.doctypes];
+  const ctx = installContext(db, tenant, apps, target, changes);
+  const changed: string[] = [];
+  for (const def of apps.doctypes) {
+    if (!stored.has(def.name)) {
+      await insertDoc(ctx, 'DocType', asInput(def), { installing: true });
+      changed.push(def.name);
+    } else if (stored.get(def.name) !== definitionHash(def)) {
+      await updateDoc(ctx, 'DocType', def.name, asInput(def), { installing: true });
+      changed.push(def.name);
+    }
+  }
+  await installRecords(ctx, apps, {});
+  return changed;
+}
+
+async function ensure(ctx: DocContext, doctype: string, name: string, input: DocData): Promise<void> {
+  if (await docExists(ctx, doctype, name)) return;
+  await insertDoc(ctx, doctype, input, { installing: true, name });
+}
+
+async function installRecords(ctx: DocContext, apps: LoadedApps, options: InstallOptions): Promise<void> {
+  for (const { app, module } of apps.modules) {
+    await ensure(ctx, 'Module Def', module, { module_name: module, app_name: app, custom: module === 'Custom' ? 1 : 0 });
+  }
+  for (const role of STANDARD_ROLES) await ensure(ctx, 'Role', role.role_name, role);
+  await ensure(ctx, 'User', ADMINISTRATOR, {
+    email: 'admin@example.com',
+    first_name: 'Administrator',
+    user_type: 'System User',
+    roles: [{ role: 'Administrator' }, { role: 'System Manager' }],
+  });
+  await ensure(ctx, 'User', GUEST, { email: 'guest@example.com', first_name: 'Guest', user_type: 'Website User', roles: [{ role: 'Guest' }] });
+  if (options.adminPassword) await setPassword(ctx, ADMINISTRATOR, options.adminPassword);
+}
+
+/** Stores a login password (hashed; the User document never holds it). */
+export async function setPassword(ctx: Pick<DocContext, 'db' | 'tenant'>, user: string, password: string): Promise<void> {
+  await storeSecretHash(ctx.db, ctx.tenant.schema, 'User', user, 'password', await hashPassword(password));
+}

@@ -1,0 +1,24 @@
+import { type Migration } from '@quire/db';
+
+/** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
+export const PLATFORM_SCHEMA = 'quire';
+
+export const platformMigrations: Migration[] = [
+  {
+    id: '0001_tenants',
+    async up(q) {
+      await q.query(`CREATE TABLE quire.tenants (
+        "name" text PRIMARY KEY,
+        "schema" text NOT NULL UNIQUE,
+        "status" text NOT NULL DEFAULT 'active' CHECK ("status" IN ('active', 'suspended')),
+        "meta_version" bigint NOT NULL DEFAULT 0,
+        "created_at" timestamp(6) NOT NULL DEFAULT now()
+      )`);
+      await q.query(`CREATE TABLE quire.tenant_domains (
+        "domain" text PRIMARY KEY,
+        "tenant" text NOT NULL REFERENCES quire.tenants ("name") ON DELETE CASCADE
+      )`);
+      await q.query(`CREATE INDEX tenant_domains_tenant ON quire.tenant_domains ("tenant")`);
+    },
+  },
+];

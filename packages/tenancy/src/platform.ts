@@ -1,0 +1,112 @@
+import type { LoadedApps } from '@quire/apps';
+import { ApiKeyAuthenticator } from '@quire/auth';
+import { runMigrations, subscribeInvalidations, type Database, type InvalidationMessage, type Unlisten } from '@quire/db';
+import type { DocContext } from '@quire/documents';
+import { MetaRegistry } from '@quire/meta';
+import type { Principal } from '@quire/permissions';
+import { PlatformChanges } from './changes';
+import { TenantDirectory, type Tenant } from './directory';
+import { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
+
+export interface PlatformOptions {
+  db: Database;
+  apps: LoadedApps;
+  baseDomain: string;
+  defaultTenant?: string | undefined;
+  /** How often the registry is re-read in case a notification was missed. */
+  refreshIntervalMs?: number;
+  apiKeyTtlMs?: number;
+}
+
+/**
+ * One process's view of the platform: the database, the loaded apps, and the caches every
+ * request reads (tenants, metadata, API keys), kept current across processes through
+ * LISTEN/NOTIFY with a periodic version check as the fallback.
+ */
+export class Platform {
+  readonly db: Database;
+  readonly apps: LoadedApps;
+  readonly tenants: TenantDirectory;
+  readonly metas: MetaRegistry;
+  readonly apiKeys: ApiKeyAuthenticator;
+  readonly changes: PlatformChanges;
+  private unlisten: Unlisten | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly options: PlatformOptions) {
+    this.db = options.db;
+    this.apps = options.apps;
+    this.tenants = new TenantDirectory(options.db, { baseDomain: options.baseDomain, defaultTenant: options.defaultTenant });
+    this.metas = new MetaRegistry(options.db);
+    this.apiKeys = new ApiKeyAuthenticator(options.db, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
+    this.changes = new PlatformChanges(this.metas, this.apiKeys);
+  }
+
+  /** Applies the platform schema's migrations (idempotent). */
+  static migratePlatform(db: Database): Promise<string[]> {
+    return runMigrations(db, PLATFORM_SCHEMA, platformMigrations);
+  }
+
+  static async open(options: PlatformOptions): Promise<Platform> {
+    const platform = new Platform(options);
+    await platform.tenants.refresh();
+    platform.unlisten = await subscribeInvalidations(options.db, {
+      onMessage: (m) => platform.onInvalidation(m),
+      onReset: () => platform.resync(),
+    });
+    const every = options.refreshIntervalMs ?? 5000;
+    if (every > 0) {
+      platform.timer = setInterval(() => platform.resync(false), every);
+      platform.timer.unref();
+    }
+    return platform;
+  }
+
+  private onInvalidation(m: InvalidationMessage): void {
+    switch (m.topic) {
+      case 'meta':
+        this.metas.invalidate(m.tenant);
+        break;
+      case 'user':
+        this.apiKeys.invalidate(m.tenant, m.key);
+        break;
+      case 'tenant':
+        this.forget(m.tenant);
+        void this.tenants.refresh().catch(() => {});
+        break;
+    }
+  }
+
+  /** Re-reads the registry; drops metadata whose version moved (or everything, after a lost connection). */
+  private resync(everything = true): void {
+    if (everything) {
+      this.metas.invalidateAll();
+      this.apiKeys.clear();
+    }
+    this.tenants.refresh().then(
+      (changed) => changed.forEach((t) => this.metas.invalidate(t)),
+      () => {},
+    );
+  }
+
+  /** Drops everything cached for a tenant. */
+  forget(tenant: string): void {
+    this.metas.invalidate(tenant);
+    this.apiKeys.invalidate(tenant);
+  }
+
+  /** The context document operations of one request run with. */
+  async context(tenant: Tenant, principal: Principal): Promise<DocContext> {
+    const meta = this.metas.peek(tenant) ?? (await this.metas.get(tenant));
+    return { db: this.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes };
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.unlisten?.();
+  }
+
+  get baseDomain(): string {
+    return this.options.baseDomain;
+  }
+}

@@ -1,0 +1,55 @@
+import { DoesNotExistError } from '@quire/errors';
+import type { Platform } from '@quire/tenancy';
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import type { ApiConfig } from './config';
+import { formDict } from './http/form-dict';
+import { authenticate } from './middleware/authenticate';
+import { bodyParsers } from './middleware/body';
+import { errorHandler } from './middleware/errors';
+import { requestId } from './middleware/request-id';
+import { resolveTenant } from './middleware/tenant';
+import { callMethod, methodRouter } from './routes/method';
+import { resourceRouter } from './routes/resource';
+
+export interface ApiAppOptions {
+  platform: Platform;
+  config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'trustProxy'> & { production: boolean };
+  logger: Logger;
+}
+
+/**
+ * The API service's express app: request id -> tenant -> body -> caller -> route, and one error
+ * handler that renders Frappe's envelope. Routes are generic; none exists per DocType.
+ */
+export function createApiApp({ platform, config, logger }: ApiAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', config.trustProxy);
+
+  const settings = { maxPageLength: config.maxPageLength };
+  app.use(requestId);
+  app.use(resolveTenant(platform));
+  app.use(bodyParsers(config.maxBodySize));
+  app.use(authenticate(platform));
+
+  for (const prefix of ['/api', '/api/v1']) {
+    app.use(`${prefix}/resource`, resourceRouter(platform, settings));
+    app.use(`${prefix}/method`, methodRouter(platform, settings));
+  }
+  // Legacy RPC: `POST /` or `GET /?cmd=…` is /api/method/<cmd> (frappe/app.py).
+  app.all('/', async (req, res, next) => {
+    const cmd = formDict(req).cmd;
+    if (typeof cmd !== 'string' || cmd === '') {
+      next();
+      return;
+    }
+    await callMethod(platform, settings, cmd, req, res);
+  });
+  app.use(() => {
+    throw new DoesNotExistError('', { silent: true });
+  });
+  app.use(errorHandler({ production: config.production, logger }));
+  return app;
+}

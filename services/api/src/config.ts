@@ -1,0 +1,35 @@
+import { loadPlatformConfig, parse, type PlatformConfig } from '@quire/config';
+import { z } from 'zod';
+
+const apiSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().optional(),
+  LIST_MAX_PAGE_LENGTH: z.coerce.number().int().min(1).default(100_000),
+  MAX_BODY_SIZE: z.string().default('25mb'),
+  TRUST_PROXY: z.string().default('false'),
+});
+
+export interface ApiConfig {
+  platform: PlatformConfig;
+  port: number;
+  /** Listen address; unset listens on every address, IPv4 and IPv6. */
+  host: string | undefined;
+  /** `limit=0` ("all") and larger limits are clamped to this many rows. */
+  maxPageLength: number;
+  maxBodySize: string;
+  /** express' `trust proxy` setting: false, true, a hop count or a list of addresses. */
+  trustProxy: boolean | number | string;
+}
+
+export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  const c = parse(apiSchema, env);
+  const tp = c.TRUST_PROXY.trim().toLowerCase();
+  return {
+    platform: loadPlatformConfig(env),
+    port: c.PORT,
+    host: c.HOST,
+    maxPageLength: c.LIST_MAX_PAGE_LENGTH,
+    maxBodySize: c.MAX_BODY_SIZE,
+    trustProxy: tp === 'true' ? true : tp === 'false' ? false : /^\d+$/.test(tp) ? Number(tp) : c.TRUST_PROXY,
+  };
+}

@@ -1,0 +1,61 @@
+import { ValidationError } from '@quire/errors';
+import type { Request } from 'express';
+
+export type FormDict = Record<string, unknown>;
+
+function hasJsonBody(req: Request): boolean {
+  return req.body !== undefined && typeof req.is('application/json') === 'string';
+}
+
+/**
+ * Frappe's make_form_dict: a non-empty JSON body replaces the query string (an array body becomes
+ * `data`, a scalar is refused); otherwise query string and form fields are merged, form fields
+ * winning. Repeated keys keep their first value, except `key[]` (axios) which keeps them all.
+ */
+export function formDict(req: Request): FormDict {
+  if (hasJsonBody(req)) {
+    const body: unknown = req.body;
+    if (Array.isArray(body)) return { data: body };
+    if (body !== null && typeof body === 'object') return { ...(body as FormDict) };
+    throw new ValidationError('Invalid request arguments', { title: 'Invalid Request' });
+  }
+  const out: FormDict = {};
+  merge(out, req.query as Record<string, unknown>);
+  if (req.body !== null && typeof req.body === 'object' && !Buffer.isBuffer(req.body)) merge(out, req.body as Record<string, unknown>);
+  delete out._;
+  return out;
+}
+
+function merge(into: FormDict, from: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(from)) {
+    if (key.endsWith('[]')) into[key.slice(0, -2)] = Array.isArray(value) ? value : [value];
+    else into[key] = Array.isArray(value) ? value[0] : value;
+  }
+}
+
+/** Parses a JSON text parameter; malformed JSON is a 417 naming the parameter (Frappe: a 500). */
+export function parseJsonParam(name: string, value: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new ValidationError(`Invalid JSON in ${name}`, { title: 'Invalid Request' });
+  }
+}
+
+/**
+ * The document in a create/update request (get_request_form_data): the `data` field (JSON) when
+ * present, else the JSON body (also a JSON text sent as text/plain), else the form fields.
+ */
+export function requestDocument(req: Request, fd: FormDict): Record<string, unknown> {
+  let data: unknown = fd.data;
+  if (data === undefined) {
+    if (typeof req.body === 'string') data = req.body.trim() === '' ? {} : parseJsonParam('the request body', req.body);
+    else data = fd;
+  } else if (typeof data === 'string') {
+    data = parseJsonParam('data', data);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new ValidationError('The document must be a JSON object', { title: 'Invalid Request' });
+  }
+  return data as Record<string, unknown>;
+}

@@ -1,0 +1,11 @@
+import type { Response } from 'express';
+
+const NO_STORE = 'no-store,no-cache,must-revalidate,max-age=0';
+
+/** Writes a JSON body the way Frappe does: compact, `application/json`, never cached. */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', NO_STORE);
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,34 @@
+import { DoesNotExistError, FrappeError, ValidationError } from '@quire/errors';
+import type { ErrorRequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { ZodError } from 'zod';
+import { errorEnvelope } from '../http/envelope';
+import { sendJson } from '../http/respond';
+
+/**
+ * The one place errors become responses: Frappe's envelope with Frappe's status. Client mistakes
+ * are logged at debug; anything unexpected at error, with its stack, and answered 500 without
+ * details in production.
+ */
+export function errorHandler({ production, logger }: { production: boolean; logger: Logger }): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const mapped = classify(err);
+    const { status, body } = errorEnvelope(mapped, production);
+    const log = { requestId: res.locals.requestId, tenant: res.locals.tenant?.name, user: res.locals.principal?.user, method: req.method, path: req.path };
+    if (status >= 500) logger.error({ ...log, err }, 'request failed');
+    else logger.debug({ ...log, status, exc_type: body.exc_type }, 'request refused');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendJson(res, status, body);
+  };
+}
+
+function classify(err: unknown): unknown {
+  if (err instanceof FrappeError) return err;
+  if (err instanceof ZodError) return new ValidationError(err.issues[0]?.message ?? 'Invalid request', { title: 'Invalid Request' });
+  // express' router: a path segment that does not percent-decode
+  if (err instanceof URIError || (err as { status?: unknown }).status === 400) return new DoesNotExistError('', { silent: true });
+  return err;
+}

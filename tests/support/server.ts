@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { startApiServer, type ApiConfig } from '@quire/api';
+import { loadApps, type LoadedApps } from '@quire/apps';
+import { loadPlatformConfig } from '@quire/config';
+import { PgDatabase } from '@quire/db';
+import { frappeApp } from '@quire/frappe';
+import { createTenant, Platform, type CreatedTenant } from '@quire/tenancy';
+import pino from 'pino';
+import { inject } from 'vitest';
+
+/**
+ * A real API server on a free port, over the suite's real Postgres. Every test makes its own
+ * tenants through `tenant()`, so tests never share state.
+ */
+export interface TestServer {
+  url: string;
+  port: number;
+  platform: Platform;
+  db: PgDatabase;
+  /** A fresh tenant with its Administrator's credentials. */
+  tenant(prefix?: string): Promise<TestTenant>;
+  close(): Promise<void>;
+}
+
+export interface TestTenant extends CreatedTenant {
+  /** `Authorization: token key:secret` for the Administrator. */
+  auth: string;
+  /** Calls this tenant's API (X-Frappe-Site-Name) as the Administrator unless `auth` is given. */
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
+}
+
+export interface CallOptions {
+  /** JSON body; or set `form` for application/x-www-form-urlencoded. */
+  json?: unknown;
+  form?: Record<string, string>;
+  body?: string;
+  query?: Record<string, string | number | boolean>;
+  headers?: Record<string, string>;
+  /** Authorization header value; `null` sends none (Guest). */
+  auth?: string | null;
+}
+
+export interface CallResult {
+  status: number;
+  body: any;
+  headers: Headers;
+  text: string;
+}
+
+let apps: Promise<LoadedApps> | undefined;
+export function testApps(): Promise<LoadedApps> {
+  apps ??= loadApps([frappeApp]);
+  return apps;
+}
+
+export function databaseUrl(): string {
+  return inject('databaseUrl');
+}
+
+export function uniqueName(prefix = 't'): string {
+  return `${prefix}${randomBytes(5).toString('hex')}`;
+}
+
+export interface ServerOptions {
+  production?: boolean;
+  defaultTenant?: string;
+  maxPageLength?: number;
+  apiKeyTtlMs?: number;
+}
+
+export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const db = new PgDatabase({ connectionString: databaseUrl(), poolSize: 5 });
+  await Platform.migratePlatform(db);
+  const platform = await Platform.open({
+    db,
+    apps: await testApps(),
+    baseDomain: 'localhost',
+    defaultTenant: options.defaultTenant,
+    refreshIntervalMs: 1000,
+    ...(options.apiKeyTtlMs !== undefined ? { apiKeyTtlMs: options.apiKeyTtlMs } : {}),
+  });
+  const base = loadPlatformConfig({ NODE_ENV: options.production ? 'production' : 'test', DATABASE_URL: databaseUrl() });
+  const config: ApiConfig = {
+    platform: base,
+    port: 0,
+    host: '127.0.0.1',
+    maxPageLength: options.maxPageLength ?? 1000,
+    maxBodySize: '1mb',
+    trustProxy: false,
+  };
+  const running = await startApiServer(platform, config, pino({ level: 'silent' }));
+  const url = `http://127.0.0.1:${running.port}`;
+  return {
+    url,
+    port: running.port,
+    platform,
+    db,
+    async tenant(prefix = 't') {
+      const created = await createTenant(platform, { name: uniqueName(prefix) });
+      const auth = `token ${created.api_key}:${created.api_secret}`;
+      return { ...created, auth, call: (method, path, o = {}) => call(url, created.name, method, path, { auth, ...o }) };
+    },
+    async close() {
+      await running.close();
+      await platform.close();
+      await db.close();
+    },
+  };
+}
+
+/** One HTTP request to a tenant of a test server. */
+export async function call(baseUrl: string, site: string, method: string, path: string, o: CallOptions = {}): Promise<CallResult> {
+  const url = new URL(path, baseUrl);
+  for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { 'X-Frappe-Site-Name': site, Accept: 'application/json', ...(o.headers ?? {}) };
+  if (o.auth) headers.Authorization = o.auth;
+  let body: string | undefined = o.body;
+  if (o.json !== undefined) {
+    body = JSON.stringify(o.json);
+    headers['Content-Type'] ??= 'application/json';
+  } else if (o.form) {
+    body = new URLSearchParams(o.form).toString();
+    headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+  }
+  const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, headers: res.headers, text };
+}
