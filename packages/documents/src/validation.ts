@@ -200,7 +200,7 @@ export async function checkNoLinks(q: Queryable, tenant: TenantMeta, meta: Meta,
     }
   }
   if (parts.length === 0) return;
-  const { rows } = await q.query<{ dt: string; dn: string }>(`${parts.join(' UNION ALL ')} LIMIT 1`, values);
+  const { rows } = await q.query<{ dt: string; dn: string }>(`SELECT dt, dn FROM (${parts.join(' UNION ALL ')}) AS links LIMIT 1`, values);
   const hit = rows[0];
   if (hit) {
     throw new LinkExistsError(`Cannot delete or cancel because ${meta.name} ${String(name)} is linked with ${hit.dt} ${hit.dn}`, {

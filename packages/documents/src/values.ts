@@ -5,7 +5,6 @@ import {
   fieldTypeSpec,
   nowDatetime,
   nowTime,
-  selectOptions,
   today,
   type DocField,
   type Meta,
@@ -37,7 +36,8 @@ function defaultValue(field: DocField, principal: Principal): unknown {
       return kind === 'int' || kind === 'float' || kind === 'check' ? 0 : null;
     }
   }
-  if (field.fieldtype === 'Select') return selectOptions(field)[0] ?? null;
+  // Frappe's new_doc takes the first line of the options, which is blank when the list starts with "\n".
+  if (field.fieldtype === 'Select') return (field.options ?? '').split('\n')[0]?.trim() || null;
   if (kind === 'time') return nowTime(); // Frappe's new_doc sets every Time field to now
   if (kind === 'int' || kind === 'check' || (kind === 'float' && field.fieldtype !== 'Duration')) return 0;
   return null;

@@ -49,6 +49,7 @@ export const controller: DocController = {
     }
     doc.fields = fields;
     if (def.autoname !== undefined) doc.autoname = def.autoname;
+    doc.naming_rule ||= namingRuleOf(def.autoname);
     if (def.nsm_parent_field !== undefined) doc.nsm_parent_field = def.nsm_parent_field;
   },
 
@@ -76,6 +77,19 @@ export const controller: DocController = {
     await ctx.changes.metaChanged(tx, ctx.tenant);
   },
 };
+
+/** The UI's naming_rule for an autoname (frappe/public/js/frappe/doctype/index.js). */
+function namingRuleOf(autoname: string | undefined): string {
+  const a = (autoname ?? '').trim().toLowerCase();
+  if (a === '' || a === 'hash') return 'Random';
+  if (a === 'autoincrement') return 'Autoincrement';
+  if (a === 'prompt') return 'Set by user';
+  if (a === 'uuid') return 'UUID';
+  if (a.startsWith('field:')) return 'By fieldname';
+  if (a.startsWith('naming_series:')) return 'By "Naming Series" field';
+  if (a.startsWith('format:')) return 'Expression';
+  return 'Expression (old style)';
+}
 
 /** Runs DDL; a change the data cannot take (e.g. text that is not a number) is a 417, and nothing is changed. */
 async function runDdl(tx: HookArgs['tx'], statements: string[], doctype: string): Promise<void> {
