@@ -6,7 +6,8 @@ import type { TestProject } from 'vitest/node';
  * independent; inside it every test creates its own tenants.
  */
 const ADMIN_URL = process.env.QUIRE_TEST_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const TEST_DATABASE = process.env.QUIRE_TEST_DATABASE ?? 'quire_test';
+/** One database per run, so concurrent runs on one machine never touch each other's data. */
+const TEST_DATABASE = process.env.QUIRE_TEST_DATABASE ?? `quire_test_${process.pid}_${Date.now().toString(36)}`;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,16 +15,23 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<void> {
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${TEST_DATABASE}" WITH (FORCE)`);
-    await client.query(`CREATE DATABASE "${TEST_DATABASE}"`);
+    return await fn(client);
   } finally {
     await client.end();
   }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await admin(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS "${TEST_DATABASE}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${TEST_DATABASE}"`);
+  });
   const url = new URL(ADMIN_URL);
   url.pathname = `/${TEST_DATABASE}`;
   project.provide('databaseUrl', url.toString());
+  return () => admin(async (client) => void (await client.query(`DROP DATABASE IF EXISTS "${TEST_DATABASE}" WITH (FORCE)`)));
 }
