@@ -2,9 +2,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Transaction } from './database';
 
 /**
- * The transaction an async context is running in, so that `db.query` issued from inside
- * `db.transaction(fn)` joins it instead of taking another connection (or, on the embedded
- * single-session driver, waiting forever behind it).
+ * The embedded driver's safety net: the transaction an async context is running in, so that a
+ * stray `db.query` from inside `db.transaction(fn)` joins it instead of waiting forever behind it
+ * on PGlite's single session. Only the embedded driver uses it: AsyncLocalStorage turns on
+ * promise hooks for the whole process, which costs the server driver's hot path too much.
  */
 export const currentTransaction = new AsyncLocalStorage<Transaction>();
 

@@ -14,8 +14,16 @@ export interface Queryable {
   query<R = Row>(text: string, values?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
 }
 
-export interface Transaction extends Queryable {
-  /** Runs `fn` inside a SAVEPOINT; a throw rolls back to it and rethrows. */
+/**
+ * Something that runs queries and transactions: a Database, or a Transaction (whose `transaction`
+ * is a savepoint). Code that may run inside someone else's transaction takes an Executor.
+ */
+export interface Executor extends Queryable {
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+export interface Transaction extends Executor {
+  /** Runs `fn` inside a SAVEPOINT; a throw rolls back to it and rethrows. Same as `transaction`. */
   savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs after a successful COMMIT of the outermost transaction (cache invalidation, wake-ups). */
   afterCommit(fn: () => void): void;
@@ -33,11 +41,11 @@ export interface ListenHandlers {
  * The one database seam. Both drivers (pg.Pool, embedded PGlite) run the same SQL and return
  * values in the same shapes (see types.ts).
  */
-export interface Database extends Queryable {
+export interface Database extends Executor {
   readonly kind: 'postgres' | 'pglite';
   /**
-   * One transaction. Queries issued through `db.query` from inside `fn` (same async context)
-   * run in this transaction too; a nested `transaction` becomes a savepoint.
+   * One transaction on one connection. Everything that must be part of it goes through `tx`
+   * (pass `tx` on as the Executor); `tx.transaction` nests as a savepoint.
    */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   listen(channel: string, handlers: ListenHandlers): Promise<Unlisten>;

@@ -1,4 +1,4 @@
-export type { Database, Queryable, QueryResult, QueryOptions, Row, Transaction, ListenHandlers, Unlisten } from './database';
+export type { Database, Executor, Queryable, QueryResult, QueryOptions, Row, Transaction, ListenHandlers, Unlisten } from './database';
 export { PgDatabase, type PgDatabaseOptions } from './pg-driver';
 export { PgliteDatabase } from './pglite-driver';
 export { ident, qualified, literal } from './sql';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { AfterCommitQueue, currentTransaction } from './context';
+import { AfterCommitQueue } from './context';
 import type { Database, ListenHandlers, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
 import { ident } from './sql';
 import { TYPE_PARSERS } from './types';
@@ -49,8 +49,6 @@ export class PgDatabase implements Database {
   }
 
   query<R>(text: string, values: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<R>> {
-    const tx = currentTransaction.getStore();
-    if (tx) return tx.query<R>(text, values, options);
     return this.run<R>(this.pool, text, values, options);
   }
 
@@ -85,32 +83,32 @@ export class PgDatabase implements Database {
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    const outer = currentTransaction.getStore();
-    if (outer) return outer.savepoint(fn);
     const client = await this.pool.connect();
     const afterCommit = new AfterCommitQueue();
     let savepoints = 0;
+    const savepoint = async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
+      const sp = ident(`sp_${++savepoints}`);
+      await client.query(`SAVEPOINT ${sp}`);
+      try {
+        const result = await inner(tx);
+        await client.query(`RELEASE SAVEPOINT ${sp}`);
+        return result;
+      } catch (e) {
+        await client.query(`ROLLBACK TO SAVEPOINT ${sp}`);
+        throw e;
+      }
+    };
     const tx: Transaction = {
       query: <R>(text: string, values: readonly unknown[] = [], options?: QueryOptions) =>
         this.run<R>(client, text, values, options),
       afterCommit: (f) => afterCommit.push(f),
-      savepoint: async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
-        const sp = ident(`sp_${++savepoints}`);
-        await client.query(`SAVEPOINT ${sp}`);
-        try {
-          const result = await inner(tx);
-          await client.query(`RELEASE SAVEPOINT ${sp}`);
-          return result;
-        } catch (e) {
-          await client.query(`ROLLBACK TO SAVEPOINT ${sp}`);
-          throw e;
-        }
-      },
+      savepoint,
+      transaction: savepoint,
     };
     let broken = false;
     try {
       await client.query('BEGIN');
-      const result = await currentTransaction.run(tx, () => fn(tx));
+      const result = await fn(tx);
       await client.query('COMMIT');
       afterCommit.run();
       return result;

@@ -58,21 +58,23 @@ export class PgliteDatabase implements Database {
       const afterCommit = new AfterCommitQueue();
       const result = await this.pglite.transaction(async (ptx) => {
         let savepoints = 0;
+        const savepoint = async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
+          const sp = ident(`sp_${++savepoints}`);
+          await ptx.query(`SAVEPOINT ${sp}`);
+          try {
+            const r = await inner(tx);
+            await ptx.query(`RELEASE SAVEPOINT ${sp}`);
+            return r;
+          } catch (e) {
+            await ptx.query(`ROLLBACK TO SAVEPOINT ${sp}`);
+            throw e;
+          }
+        };
         const tx: Transaction = {
           query: <R>(text: string, values: readonly unknown[] = []) => runQuery<R>(ptx, text, values),
           afterCommit: (f) => afterCommit.push(f),
-          savepoint: async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
-            const sp = ident(`sp_${++savepoints}`);
-            await ptx.query(`SAVEPOINT ${sp}`);
-            try {
-              const r = await inner(tx);
-              await ptx.query(`RELEASE SAVEPOINT ${sp}`);
-              return r;
-            } catch (e) {
-              await ptx.query(`ROLLBACK TO SAVEPOINT ${sp}`);
-              throw e;
-            }
-          },
+          savepoint,
+          transaction: savepoint,
         };
         return currentTransaction.run(tx, () => fn(tx));
       });

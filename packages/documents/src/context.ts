@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '@quire/db';
+import type { Executor, Transaction } from '@quire/db';
 import type { TenantMeta, TenantRef } from '@quire/meta';
 import type { Principal } from '@quire/permissions';
 import type { ControllerRegistry } from './controllers';
@@ -8,8 +8,8 @@ import type { ControllerRegistry } from './controllers';
  * SQL goes. The same context serves the API, the CLI and the workers.
  */
 export interface DocContext {
-  /** Operations open a transaction on it; called from inside one, they join it (as a savepoint). */
-  db: Database;
+  /** The database, or the transaction this operation is part of (then nested writes are savepoints). */
+  db: Executor;
   tenant: TenantRef;
   meta: TenantMeta;
   principal: Principal;

@@ -67,6 +67,11 @@ function stripHidden(ctx: DocContext, meta: Meta, doc: DocData): DocData {
   return doc;
 }
 
+/** The context operations nested in a write run with: everything through that write's transaction. */
+function within(ctx: DocContext, tx: Transaction): DocContext {
+  return ctx.db === tx ? ctx : { ...ctx, db: tx };
+}
+
 /** Installing standard records trusts them: no permission or link checks. */
 function withDefaults(flags: WriteFlags): WriteFlags {
   return flags.installing ? { ...flags, ignorePermissions: true, ignoreLinks: true } : flags;
@@ -109,9 +114,10 @@ export function insertDoc(ctx: DocContext, doctype: string, input: DocData, give
   const flags = withDefaults(given);
   const meta = ctx.meta.require(doctype);
   return ctx.db.transaction(async (tx) => {
-    if (meta.issingle) return saveSingle(ctx, tx, meta, input, flags);
-    if (meta.istable) return insertChild(ctx, meta, input, flags);
-    return insertIn(ctx, tx, meta, input, flags);
+    const inner = within(ctx, tx);
+    if (meta.issingle) return saveSingle(inner, tx, meta, input, flags);
+    if (meta.istable) return insertChild(inner, meta, input, flags);
+    return insertIn(inner, tx, meta, input, flags);
   });
 }
 
@@ -204,11 +210,12 @@ export function updateDoc(ctx: DocContext, doctype: string, name: unknown, patch
   const flags = withDefaults(given);
   const meta = ctx.meta.require(doctype);
   return ctx.db.transaction(async (tx) => {
-    if (meta.issingle) return saveSingle(ctx, tx, meta, patch, flags);
-    if (meta.istable) return updateChild(ctx, meta, name, patch, flags);
+    const inner = within(ctx, tx);
+    if (meta.issingle) return saveSingle(inner, tx, meta, patch, flags);
+    if (meta.istable) return updateChild(inner, meta, name, patch, flags);
     const previous = await selectDoc(tx, ctx.meta, meta, requireDoc(meta, name), true);
     if (!previous) throw doesNotExist(meta.name, String(name));
-    return saveIn(ctx, tx, meta, previous, patch, flags);
+    return saveIn(inner, tx, meta, previous, patch, flags);
   });
 }
 
@@ -328,9 +335,10 @@ export function deleteDoc(ctx: DocContext, doctype: string, name: unknown, given
   const flags = withDefaults(given);
   const meta = ctx.meta.require(doctype);
   return ctx.db.transaction(async (tx) => {
+    const ctxIn = within(ctx, tx);
     if (meta.issingle) throw new ValidationError(`${meta.name} is a Single DocType and cannot be deleted`, { title: 'Not Allowed' });
     if (meta.istable) {
-      await deleteChild(ctx, meta, name, flags);
+      await deleteChild(ctxIn, meta, name, flags);
       return;
     }
     const previous = await selectDoc(tx, ctx.meta, meta, requireDoc(meta, name), true);
@@ -342,7 +350,7 @@ export function deleteDoc(ctx: DocContext, doctype: string, name: unknown, given
       });
     }
     await checkNoLinks(tx, ctx.meta, meta, previous.name as string | number, 'delete');
-    const w: Write = { ctx, tx, meta, doc: previous, previous, flags };
+    const w: Write = { ctx: ctxIn, tx, meta, doc: previous, previous, flags };
     await hook(w, 'on_trash');
     for (const f of meta.tableFields) {
       await deleteChildren(tx, meta, ctx.meta.require(f.options ?? ''), f.fieldname, previous.name as string | number);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LoadedApps } from '@quire/apps';
 import { authTableDDL, hashPassword, storeSecretHash } from '@quire/auth';
-import { ident, qualified, type Database, type Transaction } from '@quire/db';
+import { ident, qualified, type Executor, type Transaction } from '@quire/db';
 import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData } from '@quire/documents';
 import { buildTenantMeta, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
 import { ADMINISTRATOR, GUEST, makePrincipal } from '@quire/permissions';
@@ -42,7 +42,7 @@ const STANDARD_ROLES: Array<{ role_name: string; desk_access: number }> = [
   { role_name: 'Desk User', desk_access: 1 },
 ];
 
-function installContext(db: Database, tenant: TenantRef, apps: LoadedApps, definitions: DocTypeDefinition[], changes: ChangeNotifier): DocContext {
+function installContext(db: Executor, tenant: TenantRef, apps: LoadedApps, definitions: DocTypeDefinition[], changes: ChangeNotifier): DocContext {
   return { db, tenant, meta: buildTenantMeta(tenant.schema, definitions), principal: ADMIN_PRINCIPAL, controllers: apps.controllers, changes };
 }
 
@@ -51,14 +51,14 @@ export interface InstallOptions {
 }
 
 /** Creates everything a new tenant's schema holds, in one transaction (or the caller's). */
-export function installTenant(db: Database, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier, options: InstallOptions = {}): Promise<void> {
-  return db.transaction((tx) => install(db, tx, tenant, apps, changes, options));
+export function installTenant(db: Executor, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier, options: InstallOptions = {}): Promise<void> {
+  return db.transaction((tx) => install(tx, tenant, apps, changes, options));
 }
 
-async function install(db: Database, tx: Transaction, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier, options: InstallOptions): Promise<void> {
+async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier, options: InstallOptions): Promise<void> {
   await tx.query(`CREATE SCHEMA ${ident(tenant.schema)}`);
   for (const sql of systemTableStatements(tenant.schema)) await tx.query(sql);
-  const ctx = installContext(db, tenant, apps, apps.doctypes, changes);
+  const ctx = installContext(tx, tenant, apps, apps.doctypes, changes);
   // The tables that hold DocTypes must exist before the first DocType document is stored.
   for (const name of ['DocType', 'DocField', 'DocPerm']) {
     for (const sql of createTableStatements(ctx.meta.require(name))) await tx.query(sql);
@@ -68,11 +68,11 @@ async function install(db: Database, tx: Transaction, tenant: TenantRef, apps: L
 }
 
 /** Brings an existing tenant's standard DocTypes and records up to the loaded apps'. Returns the DocTypes changed. */
-export function migrateTenant(db: Database, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier): Promise<string[]> {
-  return db.transaction((tx) => migrate(db, tx, tenant, apps, changes));
+export function migrateTenant(db: Executor, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier): Promise<string[]> {
+  return db.transaction((tx) => migrate(tx, tenant, apps, changes));
 }
 
-async function migrate(db: Database, tx: Transaction, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier): Promise<string[]> {
+async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier): Promise<string[]> {
   for (const sql of systemTableStatements(tenant.schema)) await tx.query(sql);
   const current = await loadDefinitions(tx, tenant.schema);
   const stored = new Map(
@@ -82,7 +82,7 @@ async function migrate(db: Database, tx: Transaction, tenant: TenantRef, apps: L
   );
   const standard = new Map(apps.doctypes.map((d) => [d.name, d]));
   const target = [...current.filter((d) => !standard.has(d.name)), ...apps.doctypes];
-  const ctx = installContext(db, tenant, apps, target, changes);
+  const ctx = installContext(tx, tenant, apps, target, changes);
   const changed: string[] = [];
   for (const def of apps.doctypes) {
     if (!stored.has(def.name)) {

@@ -47,7 +47,7 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       }
       throw e;
     }
-    await installTenant(db, tenant, apps, changes, { adminPassword: input.adminPassword });
+    await installTenant(tx, tenant, apps, changes, { adminPassword: input.adminPassword });
     const keys = await generateKeys(tx, tenant, ADMINISTRATOR, ADMINISTRATOR);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return keys;

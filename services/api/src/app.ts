@@ -34,10 +34,9 @@ export function createApiApp({ platform, config, logger }: ApiAppOptions): Expre
   app.use(bodyParsers(config.maxBodySize));
   app.use(authenticate(platform));
 
-  for (const prefix of ['/api', '/api/v1']) {
-    app.use(`${prefix}/resource`, resourceRouter(platform, settings));
-    app.use(`${prefix}/method`, methodRouter(platform, settings));
-  }
+  // /api and /api/v1 are the same API (frappe/api/__init__.py).
+  app.use(['/api/resource', '/api/v1/resource'], resourceRouter(platform, settings));
+  app.use(['/api/method', '/api/v1/method'], methodRouter(platform, settings));
   // Legacy RPC: `POST /` or `GET /?cmd=…` is /api/method/<cmd> (frappe/app.py).
   app.all('/', async (req, res, next) => {
     const cmd = formDict(req).cmd;

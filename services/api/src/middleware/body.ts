@@ -3,18 +3,33 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 
 /**
  * Request bodies: JSON (any JSON value; scalars are refused later), form fields, and text (a JSON
- * document sent as text/plain still works for create/update, as in Frappe). Malformed JSON is a
- * 417 and an oversized body a 413, both in Frappe's envelope.
+ * document sent as text/plain still works for create/update, as in Frappe). A request without a
+ * body (most GETs) skips parsing entirely. Malformed JSON is a 417 and an oversized body a 413,
+ * both in Frappe's envelope.
  */
-export function bodyParsers(limit: string): RequestHandler[] {
-  const parsers = [
-    express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] }),
-    express.urlencoded({ limit, extended: false, parameterLimit: 10_000 }),
-    express.text({ limit, type: 'text/plain' }),
-  ];
-  return parsers.map((parse) => (req: Request, res: Response, next: NextFunction) => {
+export function bodyParsers(limit: string): RequestHandler {
+  const json = express.json({ limit, strict: false, type: () => true });
+  const urlencoded = express.urlencoded({ limit, extended: false, parameterLimit: 10_000, type: () => true });
+  const text = express.text({ limit, type: () => true });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const length = req.headers['content-length'];
+    if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) {
+      next();
+      return;
+    }
+    const parse = req.is(['application/json', 'application/*+json'])
+      ? json
+      : req.is('application/x-www-form-urlencoded')
+        ? urlencoded
+        : req.is('text/plain')
+          ? text
+          : undefined;
+    if (!parse) {
+      next();
+      return;
+    }
     parse(req, res, (err?: unknown) => next(err === undefined ? undefined : translate(err)));
-  });
+  };
 }
 
 function translate(err: unknown): unknown {
@@ -22,6 +37,5 @@ function translate(err: unknown): unknown {
   if (type === 'entity.parse.failed') return new ValidationError('Invalid JSON in the request body', { title: 'Invalid Request' });
   if (type === 'entity.too.large') return new RequestEntityTooLarge('Request body too large', { title: 'Too Large' });
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ValidationError('Unsupported request body encoding', { title: 'Invalid Request' });
-  if (type === 'request.aborted') return err;
   return err;
 }

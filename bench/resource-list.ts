@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { insertDoc } from '@quire/documents';
+import { makePrincipal } from '@quire/permissions';
+import { compileList } from '@quire/query';
+import { createTenant } from '@quire/tenancy';
+import { loadPlatformConfig } from '@quire/config';
+import { openRuntime } from '@quire/cli';
+
+/**
+ * `npm run bench`: requests per second for `GET /api/resource/ToDo?limit=20` on Quire's API
+ * (a child process, token auth, 100 ToDos) beside a bare node:http + pg handler running the same
+ * SQL (another child process), measured in one run with the same Node load generator (autocannon).
+ * Needs a Postgres server: BENCH_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const database = 'quire_bench';
+
+function databaseUrl(): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function recreateDatabase(): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await client.query(`CREATE DATABASE ${database}`);
+  await client.end();
+}
+
+function start(command: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, command, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on port (\d+)/i.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}: ${out}`)));
+  });
+}
+
+async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number }> {
+  const result = await autocannon({ url, connections, duration: seconds, headers });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+async function main(): Promise<void> {
+  await recreateDatabase();
+  const env = { DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  // Seed: one tenant, 100 ToDos; and the exact SQL the list compiler emits for the request.
+  const rt = await openRuntime(loadPlatformConfig({ ...process.env, ...env }));
+  const tenant = await createTenant(rt.platform, { name: 'bench' });
+  const admin = makePrincipal('Administrator', ['Administrator', 'System Manager']);
+  const ctx = await rt.platform.context(rt.platform.tenants.get('bench')!, admin);
+  for (let i = 0; i < 100; i++) await insertDoc(ctx, 'ToDo', { description: `todo ${i}`, priority: ['High', 'Medium', 'Low'][i % 3] });
+  const compiled = compileList({ limit: '20' }, { meta: ctx.meta.require('ToDo'), tenant: ctx.meta, principal: admin, maxPageLength: 100_000 });
+  await rt.close();
+
+  const quire = await start(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0', DB_POOL_SIZE: '10' });
+  const bare = await start(['--import', 'tsx', 'bench/bare-list-server.ts'], {
+    ...env,
+    PORT: '0',
+    SQL_TEXT: compiled.text,
+    SQL_VALUES: JSON.stringify(compiled.values),
+  });
+  try {
+    const quireUrl = `http://127.0.0.1:${quire.port}/api/resource/ToDo?limit=20`;
+    const quireHeaders = { Authorization: `token ${tenant.api_key}:${tenant.api_secret}`, 'X-Frappe-Site-Name': 'bench' };
+    const bareUrl = `http://127.0.0.1:${bare.port}/api/resource/ToDo?limit=20`;
+    // Warm both (JIT, prepared statements, caches), then alternate rounds so drift hits both sides.
+    await autocannon({ url: quireUrl, connections, duration: 2, headers: quireHeaders });
+    await autocannon({ url: bareUrl, connections, duration: 2 });
+    const results: Array<{ round: number; side: string; rps: number; p99: number; errors: number }> = [];
+    for (let round = 1; round <= rounds; round++) {
+      results.push({ round, side: 'bare node:http + pg', ...(await load(bareUrl, {})) });
+      results.push({ round, side: 'quire api', ...(await load(quireUrl, quireHeaders)) });
+    }
+    const avg = (side: string) => {
+      const rows = results.filter((r) => r.side === side);
+      return rows.reduce((s, r) => s + r.rps, 0) / rows.length;
+    };
+    const bareRps = avg('bare node:http + pg');
+    const quireRps = avg('quire api');
+    console.table(results.map((r) => ({ ...r, rps: Math.round(r.rps) })));
+    console.log(`SQL: ${compiled.text}`);
+    console.log(
+      JSON.stringify({ connections, seconds, rounds, bare_rps: Math.round(bareRps), quire_rps: Math.round(quireRps), ratio: Number((quireRps / bareRps).toFixed(3)) }),
+    );
+  } finally {
+    quire.child.kill('SIGTERM');
+    bare.child.kill('SIGTERM');
+  }
+}
+
+await main();
