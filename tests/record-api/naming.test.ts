@@ -87,8 +87,8 @@ describe('field:', () => {
   ])('field:<f> with the field %s answers 417 and writes nothing', async (_what, body) => {
     const t = await tenantWith('field:code', [{ fieldname: 'code', label: 'Code', fieldtype: 'Data' }]);
     const res = await t.call('POST', '/api/resource/Thing', { json: body });
-    expect(res.status).toBe(417);
-    expect(res.body.exc_type).toMatch(/^(ValidationError|MandatoryError)$/);
+    expectError(res, 417, 'ValidationError');
+    expect(serverMessages(res.body)).toEqual(['Code is required']);
     expect(await listNames(t, 'Thing')).toEqual([]);
   });
 

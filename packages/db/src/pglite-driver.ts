@@ -98,7 +98,7 @@ export class PgliteDatabase implements Database {
 
 async function runQuery<R>(target: PGlite | PgliteTx, text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
   const res = await target.query<R>(text, values.map(toParam));
-  return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+  return { rows: res.rows, rowCount: res.affectedRows || res.rows.length };
 }
 
 /** pg JSON-encodes plain objects bound to parameters; PGlite would send "[object Object]". */

@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { PgDatabase, PgliteDatabase, qualified, type Database } from '../src/index';
+
+/**
+ * Both drivers behind the Database seam must behave the same: the same SQL, the same value shapes,
+ * the same transaction semantics. Every test here runs against real Postgres and embedded PGlite.
+ */
+
+const drivers: Array<[string, () => Promise<Database>]> = [
+  ['postgres', async () => new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 4 })],
+  ['pglite', () => PgliteDatabase.open()],
+];
+
+describe.each(drivers)('%s driver', (_kind, open) => {
+  let db: Database;
+  const schema = `drv_${randomBytes(4).toString('hex')}`;
+  const t = qualified(schema, 'things');
+  beforeAll(async () => {
+    db = await open();
+    await db.query(`CREATE SCHEMA ${schema}`);
+    await db.query(`CREATE TABLE ${t} (name varchar(140) PRIMARY KEY, n bigint, amount numeric(21,9), d date, ts timestamp(6), tm time(6), j json, b smallint)`);
+  });
+  afterAll(async () => {
+    await db.query(`DROP SCHEMA ${schema} CASCADE`);
+    await db.close();
+  });
+
+  it('returns values in Frappe wire shapes', async () => {
+    await db.query(`INSERT INTO ${t} VALUES ($1, $2, $3, $4::date, $5::timestamp, $6::time, $7::json, $8)`, [
+      'a',
+      42,
+      12.5,
+      '2024-02-29',
+      '2024-02-29 13:14:15.5',
+      '08:09:10',
+      { k: [1, 2] },
+      1,
+    ]);
+    const { rows } = await db.query(`SELECT * FROM ${t} WHERE name = $1`, ['a']);
+    expect(rows[0]).toEqual({ name: 'a', n: 42, amount: 12.5, d: '2024-02-29', ts: '2024-02-29 13:14:15.500000', tm: '08:09:10', j: '{"k":[1,2]}', b: 1 });
+    const whole = await db.query<{ ts: string }>(`SELECT '2024-01-01 00:00:00'::timestamp(6) AS ts`);
+    expect(whole.rows[0]!.ts).toBe('2024-01-01 00:00:00');
+  });
+
+  it('binds arrays as Postgres arrays', async () => {
+    const { rows } = await db.query<{ hit: boolean }>(`SELECT 'b' = ANY($1::text[]) AS hit`, [['a', 'b']]);
+    expect(rows[0]!.hit).toBe(true);
+  });
+
+  it('commits a transaction and runs afterCommit callbacks after it', async () => {
+    const seen: string[] = [];
+    await db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO ${t} (name) VALUES ('c1')`);
+      tx.afterCommit(() => seen.push('after'));
+      seen.push('inside');
+    });
+    expect(seen).toEqual(['inside', 'after']);
+    expect((await db.query(`SELECT name FROM ${t} WHERE name = 'c1'`)).rowCount).toBe(1);
+  });
+
+  it('rolls a failed transaction back entirely and skips afterCommit', async () => {
+    let ran = false;
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${t} (name) VALUES ('r1')`);
+        tx.afterCommit(() => (ran = true));
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(ran).toBe(false);
+    expect((await db.query(`SELECT name FROM ${t} WHERE name = 'r1'`)).rowCount).toBe(0);
+  });
+
+  it('nests transactions as savepoints', async () => {
+    await db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO ${t} (name) VALUES ('s1')`);
+      await expect(
+        tx.transaction(async (inner) => {
+          await inner.query(`INSERT INTO ${t} (name) VALUES ('s2')`);
+          throw new Error('inner');
+        }),
+      ).rejects.toThrow('inner');
+      await tx.transaction(async (inner) => {
+        await inner.query(`INSERT INTO ${t} (name) VALUES ('s3')`);
+      });
+    });
+    const { rows } = await db.query<{ name: string }>(`SELECT name FROM ${t} WHERE name LIKE 's%' ORDER BY name`);
+    expect(rows.map((r) => r.name)).toEqual(['s1', 's3']);
+  });
+
+  it('delivers a NOTIFY sent inside a transaction only after it commits', async () => {
+    const got: string[] = [];
+    const unlisten = await db.listen('drv_test', { onMessage: (p) => got.push(p) });
+    await db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_notify('drv_test', 'hello')`);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(got).toEqual([]);
+    });
+    for (let i = 0; i < 50 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(got).toEqual(['hello']);
+    await unlisten();
+  });
+
+  it('serves concurrent callers while a transaction is open', async () => {
+    const results = await Promise.all([
+      db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${t} (name) VALUES ('k1')`);
+        await new Promise((r) => setTimeout(r, 30));
+        return 'tx';
+      }),
+      db.query<{ one: number }>('SELECT 1 AS one').then((r) => r.rows[0]!.one),
+    ]);
+    expect(results).toEqual(['tx', 1]);
+  });
+});
+
+describe('embedded data folder', () => {
+  it('refuses a second process-level open of the same folder', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pglite-'));
+    const first = await PgliteDatabase.open(dir);
+    try {
+      fs.writeFileSync(path.join(dir, 'quire.lock'), String(process.ppid)); // a live process holds it
+      await expect(PgliteDatabase.open(dir)).rejects.toThrow(/in use by process/);
+    } finally {
+      fs.writeFileSync(path.join(dir, 'quire.lock'), String(process.pid));
+      await first.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps committed data across a reopen', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pglite-'));
+    try {
+      const a = await PgliteDatabase.open(dir);
+      await a.query('CREATE TABLE kept (v text)');
+      await a.query(`INSERT INTO kept VALUES ('still here')`);
+      await a.close();
+      const b = await PgliteDatabase.open(dir);
+      expect((await b.query<{ v: string }>('SELECT v FROM kept')).rows).toEqual([{ v: 'still here' }]);
+      await b.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
