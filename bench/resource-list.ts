@@ -68,22 +68,22 @@ async function main(): Promise<void> {
   await rt.close();
 
   const quire = await start(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0', DB_POOL_SIZE: '10' });
-  const bare = await start(['--import', 'tsx', 'bench/bare-list-server.ts'], {
-    ...env,
-    PORT: '0',
-    SQL_TEXT: compiled.text,
-    SQL_VALUES: JSON.stringify(compiled.values),
-  });
+  const sqlEnv = { ...env, PORT: '0', SQL_TEXT: compiled.text, SQL_VALUES: JSON.stringify(compiled.values) };
+  const bare = await start(['--import', 'tsx', 'bench/bare-list-server.ts'], sqlEnv);
+  const plainExpress = await start(['--import', 'tsx', 'bench/express-list-server.ts'], sqlEnv);
   try {
     const quireUrl = `http://127.0.0.1:${quire.port}/api/resource/ToDo?limit=20`;
     const quireHeaders = { Authorization: `token ${tenant.api_key}:${tenant.api_secret}`, 'X-Frappe-Site-Name': 'bench' };
     const bareUrl = `http://127.0.0.1:${bare.port}/api/resource/ToDo?limit=20`;
-    // Warm both (JIT, prepared statements, caches), then alternate rounds so drift hits both sides.
+    const expressUrl = `http://127.0.0.1:${plainExpress.port}/api/resource/ToDo?limit=20`;
+    // Warm every side (JIT, prepared statements, caches), then alternate rounds so drift hits all sides.
     await autocannon({ url: quireUrl, connections, duration: 2, headers: quireHeaders });
     await autocannon({ url: bareUrl, connections, duration: 2 });
+    await autocannon({ url: expressUrl, connections, duration: 2 });
     const results: Array<{ round: number; side: string; rps: number; p99: number; errors: number }> = [];
     for (let round = 1; round <= rounds; round++) {
       results.push({ round, side: 'bare node:http + pg', ...(await load(bareUrl, {})) });
+      results.push({ round, side: 'express 5 + pg', ...(await load(expressUrl, {})) });
       results.push({ round, side: 'quire api', ...(await load(quireUrl, quireHeaders)) });
     }
     const avg = (side: string) => {
@@ -92,14 +92,23 @@ async function main(): Promise<void> {
     };
     const bareRps = avg('bare node:http + pg');
     const quireRps = avg('quire api');
+    const expressRps = avg('express 5 + pg');
     console.table(results.map((r) => ({ ...r, rps: Math.round(r.rps) })));
     console.log(`SQL: ${compiled.text}`);
     console.log(
-      JSON.stringify({ connections, seconds, rounds, bare_rps: Math.round(bareRps), quire_rps: Math.round(quireRps), ratio: Number((quireRps / bareRps).toFixed(3)) }),
+      JSON.stringify({
+        connections,
+        seconds,
+        rounds,
+        bare_rps: Math.round(bareRps),
+        express_rps: Math.round(expressRps),
+        quire_rps: Math.round(quireRps),
+        express_ratio: Number((expressRps / bareRps).toFixed(3)),
+        quire_ratio: Number((quireRps / bareRps).toFixed(3)),
+      }),
     );
   } finally {
-    quire.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
+    for (const side of [quire, bare, plainExpress]) side.child.kill('SIGTERM');
   }
 }
 
