@@ -37,7 +37,16 @@ async function defineBook(t: TestTenant): Promise<void> {
   expect(res.status).toBe(200);
 }
 
-const BOOKS = [
+interface Book {
+  title: string;
+  author?: string;
+  pages?: number;
+  price?: number;
+  genre?: string;
+  published?: string;
+}
+
+const BOOKS: Book[] = [
   { title: 'Dune', author: 'Herbert', pages: 412, price: 9.99, genre: 'Fiction', published: '1965-08-01' },
   { title: 'Cosmos', author: 'Sagan', pages: 365, price: 15.5, genre: 'Science', published: '1980-01-01' },
   { title: 'SPQR', author: 'Beard', pages: 608, price: 20, genre: 'History', published: '2015-10-20' },
@@ -123,10 +132,10 @@ describe('frappe-js-sdk against Quire', () => {
     const [first] = await db.getDocList('Library Book', { fields: ['name'], filters: [['title', '=', 'Foundation']] });
     const doc = await db.getDoc('Library Book', first!.name);
     expect(doc).toMatchObject({ title: 'Foundation', author: 'Asimov', pages: 255, price: 7.25, published: '1951-06-01' });
-    const updated = await db.updateDoc('Library Book', first!.name, { pages: 256 });
+    const updated = await db.updateDoc<Book>('Library Book', first!.name, { pages: 256 });
     expect(updated.pages).toBe(256);
     expect(updated.author).toBe('Asimov');
-    const last = await db.getLastDoc('Library Book', { filters: [['genre', '=', 'Fiction']], orderBy: { field: 'pages', order: 'asc' } });
+    const last = await db.getLastDoc<Book>('Library Book', { filters: [['genre', '=', 'Fiction']], orderBy: { field: 'pages', order: 'asc' } });
     expect(last.title).toBe('Foundation');
   });
 
@@ -146,7 +155,7 @@ describe('frappe-js-sdk against Quire', () => {
   it("rejections carry Frappe's error fields", async () => {
     const db = sdk(a).db();
     await expect(db.createDoc('Library Book', { pages: 'many' })).rejects.toMatchObject({ httpStatus: 417, exc_type: 'ValidationError' });
-    const err = await db.createDoc('Library Book', { author: 'nobody' }).catch((e: unknown) => e as Record<string, unknown>);
+    const err = (await db.createDoc('Library Book', { author: 'nobody' }).catch((e: unknown) => e)) as Record<string, unknown>;
     expect(err).toMatchObject({ httpStatus: 417, exc_type: 'MandatoryError' });
     const messages = JSON.parse(String(err._server_messages)) as string[];
     expect(JSON.parse(messages[0]!).message).toBe('Error: Value missing for Library Book: title');
