@@ -44,7 +44,7 @@ export async function createUser(server: TestServer, t: TestTenant, email: strin
 }
 
 export function issueKeys(server: TestServer, t: TestTenant, user: string): Promise<{ api_key: string; api_secret: string }> {
-  return server.db.transaction((tx) => generateKeys(tx, { name: t.name, schema: t.schema }, user, 'Administrator'));
+  return server.db.transaction((tx) => generateKeys(tx, { name: t.name, schema: t.schema }, user, 'Administrator', server.platform.changes));
 }
 
 /** POST /api/resource/DocType; fails the test unless it answers 200. */

@@ -228,7 +228,7 @@ describe('hostile inputs cannot cross tenants', () => {
     }
   });
 
-  it('refuses schema-qualified filters with 4xx', async () => {
+  it('refuses schema-qualified filters with 417', async () => {
     const cases: unknown[] = [
       [[`${schemaA()}.tabToDo`, 'name', 'is', 'set']],
       [[`${schemaA()}"."tabToDo`, 'description', 'like', '%']],
@@ -241,10 +241,12 @@ describe('hostile inputs cannot cross tenants', () => {
     for (const filters of cases) {
       const res = await b.call('GET', '/api/resource/ToDo', { query: { filters: JSON.stringify(filters), fields: '["name","description"]' } });
       expectNoLeak(res);
-      expect(res.status, `${JSON.stringify(filters)} -> ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${JSON.stringify(filters)} -> ${res.text.slice(0, 200)}`).toBe(417);
+      expect(['ValidationError', 'DataError']).toContain(res.body.exc_type);
       const count = await b.call('GET', '/api/method/frappe.client.get_count', { query: { doctype: 'ToDo', filters: JSON.stringify(filters) } });
       expectNoLeak(count);
-      expect(count.status, `count ${JSON.stringify(filters)} -> ${count.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+      expect(count.status, `count ${JSON.stringify(filters)} -> ${count.text.slice(0, 200)}`).toBe(417);
+      expect(['ValidationError', 'DataError']).toContain(count.body.exc_type);
     }
   });
 
@@ -278,11 +280,13 @@ describe('hostile inputs cannot cross tenants', () => {
       const res = await b.call('GET', '/api/resource/ToDo', { query: { order_by } });
       expectNoLeak(res);
       expect(res.status, `${order_by} -> ${res.text.slice(0, 200)}`).toBe(417);
+      expect(['ValidationError', 'DataError']).toContain(res.body.exc_type);
     }
     for (const group_by of [`${schemaA()}."tabToDo".name`, `name; select * from ${schemaA()}."tabToDo"`]) {
       const res = await b.call('GET', '/api/resource/ToDo', { query: { group_by, fields: '["name"]' } });
       expectNoLeak(res);
       expect(res.status, `${group_by} -> ${res.text.slice(0, 200)}`).toBe(417);
+      expect(['ValidationError', 'DataError']).toContain(res.body.exc_type);
     }
   });
 
@@ -312,6 +316,22 @@ describe('hostile inputs cannot cross tenants', () => {
       const list = await b.call('GET', '/api/method/frappe.client.get_list', { query: { doctype } });
       expectRefused(list, 404, 'DoesNotExistError');
     }
+  });
+
+  it("refuses DocType definitions that reach for another tenant's tables with 417", async () => {
+    const definitions = [
+      { name: `${schemaA()}.Note`, fields: [{ fieldname: 'title', fieldtype: 'Data' }] },
+      { name: 'Probe', fields: [{ fieldname: 'todo', fieldtype: 'Link', options: `${schemaA()}"."tabToDo` }] },
+      { name: 'Probe', fields: [{ fieldname: 'todo', fieldtype: 'Link', options: `../${a.name}/ToDo` }] },
+      { name: 'Probe', fields: [{ fieldname: 'rows', fieldtype: 'Table', options: `${schemaA()}.tabToDo` }] },
+    ];
+    for (const definition of definitions) {
+      const res = await b.call('POST', '/api/resource/DocType', { json: definition });
+      expectRefused(res, 417, 'ValidationError');
+    }
+    const { rows } = await server.db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name NOT LIKE 'tab%' AND table_name <> '__Auth'`, [schemaA()]);
+    expect(rows).toEqual([]);
+    expect(await descriptions(a)).toEqual([secret]);
   });
 
   it('answers hostile site names with 404', async () => {

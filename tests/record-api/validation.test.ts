@@ -276,6 +276,10 @@ describe('Data options', () => {
     expect(serverMessages(res.body)[0]).toContain('is not a valid URL');
     expect(await listNames(t, 'Gadget')).toHaveLength(1);
   });
+  it('a URL with a scheme other than http(s) is accepted, as Frappe\'s validate_url only requires a host', async () => {
+    const t = await gadgetTenant();
+    expect((await insert(t, 'Gadget', { title: 'A', site: 'ftp://files.example.com/pub' })).site).toBe('ftp://files.example.com/pub');
+  });
 });
 
 describe('set_only_once', () => {

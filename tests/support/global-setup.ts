@@ -1,3 +1,4 @@
+/// <reference path="./vitest-context.d.ts" />
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 
@@ -8,12 +9,6 @@ import type { TestProject } from 'vitest/node';
 const ADMIN_URL = process.env.QUIRE_TEST_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** One database per run, so concurrent runs on one machine never touch each other's data. */
 const TEST_DATABASE = process.env.QUIRE_TEST_DATABASE ?? `quire_test_${process.pid}_${Date.now().toString(36)}`;
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    databaseUrl: string;
-  }
-}
 
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: ADMIN_URL });

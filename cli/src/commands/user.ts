@@ -45,7 +45,7 @@ export async function userCreate(rt: Runtime, o: UserCreateOptions): Promise<Com
 export async function keysGenerate(rt: Runtime, tenantName: string | undefined, user: string | undefined): Promise<CommandResult> {
   const tenant = tenantOf(rt, tenantName);
   if (!user) throw new UsageError('usage: quire keys generate --tenant T --user U [--json]');
-  const keys = await rt.db.transaction((tx) => generateKeys(tx, tenant, user, ADMINISTRATOR));
+  const keys = await rt.db.transaction((tx) => generateKeys(tx, tenant, user, ADMINISTRATOR, rt.platform.changes));
   return {
     json: { tenant: tenant.name, user, api_key: keys.api_key, api_secret: keys.api_secret },
     text: `API key: ${keys.api_key}\nAPI secret: ${keys.api_secret}   (shown once; only its hash is stored)`,

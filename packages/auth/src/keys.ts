@@ -1,4 +1,4 @@
-import { publishInvalidation, qualified, type Queryable } from '@quire/db';
+import { qualified, type ChangeNotifier, type Transaction } from '@quire/db';
 import { DoesNotExistError } from '@quire/errors';
 import { nowDatetime } from '@quire/meta';
 import { storeSecretHash } from './auth-table';
@@ -14,7 +14,7 @@ export interface ApiCredentials {
  * Frappe's generate_keys: keeps the user's api_key if it has one, issues a new secret, stores only
  * its hash. The plain secret exists only in the return value.
  */
-export async function generateKeys(q: Queryable, tenant: TenantRef, user: string, by: string): Promise<ApiCredentials> {
+export async function generateKeys(q: Transaction, tenant: TenantRef, user: string, by: string, changes: ChangeNotifier): Promise<ApiCredentials> {
   const users = qualified(tenant.schema, 'tabUser');
   const { rows } = await q.query<{ api_key: string | null }>(`SELECT "api_key" FROM ${users} WHERE "name" = $1 FOR UPDATE`, [user]);
   const row = rows[0];
@@ -26,6 +26,7 @@ export async function generateKeys(q: Queryable, tenant: TenantRef, user: string
     [apiKey, '*'.repeat(apiSecret.length), nowDatetime(), by, user],
   );
   await storeSecretHash(q, tenant.schema, 'User', user, 'api_secret', hashApiSecret(apiSecret));
-  await publishInvalidation(q, { topic: 'user', tenant: tenant.name, key: user });
+  // Every process (this one right after commit) forgets the old secret.
+  await changes.userChanged(q, tenant, user);
   return { api_key: apiKey, api_secret: apiSecret };
 }

@@ -56,6 +56,8 @@ export interface PrincipalCacheOptions {
  */
 export class ApiKeyAuthenticator {
   private readonly entries = new Map<string, KeyEntry>();
+  /** Bumped by every invalidation, so a load that started before one is never cached after it. */
+  private generation = 0;
   private readonly ttlMs: number;
   private readonly maxEntries: number;
 
@@ -73,13 +75,16 @@ export class ApiKeyAuthenticator {
     let entry = this.entries.get(cacheKey);
     if (!entry || entry.expiresAt < Date.now()) {
       this.entries.delete(cacheKey);
+      const generation = this.generation;
       entry = await this.load(tenant, apiKey);
       if (!entry) {
         verifyApiSecret(apiSecret, 'sha256$' + '0'.repeat(64)); // same work for unknown keys
         return undefined;
       }
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(cacheKey, entry);
+      if (generation === this.generation) {
+        if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+        this.entries.set(cacheKey, entry);
+      }
     }
     return verifyApiSecret(apiSecret, entry.hash) ? entry.principal : undefined;
   }
@@ -100,10 +105,12 @@ export class ApiKeyAuthenticator {
 
   /** Drops what is cached for one user of a tenant, or for the whole tenant. */
   invalidate(tenant: string, user?: string): void {
+    this.generation++;
     for (const [k, e] of this.entries) if (e.tenant === tenant && (user === undefined || e.user === user)) this.entries.delete(k);
   }
 
   clear(): void {
+    this.generation++;
     this.entries.clear();
   }
 }

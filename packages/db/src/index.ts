@@ -13,4 +13,5 @@ export {
   type InvalidationMessage,
   type InvalidationTopic,
   type InvalidationHandlers,
+  type ChangeNotifier,
 } from './invalidation';

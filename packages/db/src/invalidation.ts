@@ -1,4 +1,4 @@
-import type { Database, Queryable, Unlisten } from './database';
+import type { Database, Queryable, Transaction, Unlisten } from './database';
 
 /**
  * Cross-process cache invalidation over Postgres LISTEN/NOTIFY. A notification sent inside a
@@ -38,4 +38,14 @@ export function subscribeInvalidations(db: Database, handlers: InvalidationHandl
     },
     onReset: () => handlers.onReset(),
   });
+}
+
+/**
+ * Changes that other processes cache: each call bumps what must be bumped inside `tx`, notifies
+ * other processes when it commits, and drops this process's copy right after commit, so the
+ * writer's next request already sees the change.
+ */
+export interface ChangeNotifier {
+  metaChanged(tx: Transaction, tenant: { name: string }): Promise<void>;
+  userChanged(tx: Transaction, tenant: { name: string }, user: string): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { Executor, Transaction } from '@quire/db';
+import type { ChangeNotifier, Executor } from '@quire/db';
 import type { TenantMeta, TenantRef } from '@quire/meta';
 import type { Principal } from '@quire/permissions';
 import type { ControllerRegistry } from './controllers';
@@ -18,14 +18,6 @@ export interface DocContext {
   changes: ChangeNotifier;
 }
 
-/**
- * Changes that other processes cache: each call bumps what must be bumped inside `tx`, notifies
- * other processes when it commits, and drops this process's copy right after commit.
- */
-export interface ChangeNotifier {
-  metaChanged(tx: Transaction, tenant: TenantRef): Promise<void>;
-  userChanged(tx: Transaction, tenant: TenantRef, user: string): Promise<void>;
-}
 
 /** Frappe's `doc.flags.ignore_*`: for installers and trusted internal callers, never for request input. */
 export interface WriteFlags {
@@ -42,3 +34,5 @@ export interface WriteFlags {
 
 /** A document as plain data: field values, and each Table field as an array of row objects. */
 export type DocData = Record<string, unknown>;
+
+export type { ChangeNotifier };

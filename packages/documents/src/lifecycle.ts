@@ -85,6 +85,7 @@ export async function getDoc(ctx: DocContext, doctype: string, name: unknown): P
   if (meta.istable) return getChildRow(ctx, meta, name);
   const doc = await selectDoc(ctx.db, ctx.meta, meta, meta.issingle ? meta.name : requireDoc(meta, name));
   if (!doc) throw doesNotExist(meta.name, String(name));
+  if (meta.issingle) fillDefaults(ctx, meta, doc);
   checkPermission(meta, ctx.principal, 'read', doc);
   return stripHidden(ctx, meta, doc);
 }
@@ -255,7 +256,8 @@ async function saveIn(ctx: DocContext, tx: Transaction, meta: Meta, previous: Do
 function checkTimestamp(meta: Meta, previous: DocData, patch: DocData): void {
   const sent = patch.modified;
   if (sent === undefined || sent === null || sent === '') return;
-  if (String(sent) !== String(previous.modified)) {
+  // An exact string compare, as Frappe's cstr(db.modified) != cstr(sent): anything but that string is stale.
+  if (typeof sent !== 'string' || sent !== String(previous.modified)) {
     throw new TimestampMismatchError(
       `Error: ${String(previous.name)} (${meta.name}) has been modified after you have opened it (${String(previous.modified)}, ${String(sent)}). Please refresh to get the latest document.`,
       { title: 'Document Modified' },
@@ -305,6 +307,7 @@ async function updateChild(ctx: DocContext, meta: Meta, name: unknown, patch: Do
 async function saveSingle(ctx: DocContext, tx: Transaction, meta: Meta, patch: DocData, flags: WriteFlags): Promise<DocData> {
   const previous = await selectDoc(tx, ctx.meta, meta, meta.name, true);
   if (!previous) throw doesNotExist(meta.name, meta.name);
+  fillDefaults(ctx, meta, previous);
   checkTimestamp(meta, previous, patch);
   const doc: DocData = structuredClone(previous);
   applyInput(meta, ctx.meta, doc, patch, { principal: ctx.principal, previous });
@@ -400,6 +403,16 @@ async function validate(w: Write): Promise<void> {
   checkValues(meta, ctx.meta, doc);
   if (!flags.ignoreMandatory) checkMandatory(meta, ctx.meta, doc);
   if (!flags.ignoreLinks) await checkLinks(tx, meta, ctx.meta, doc);
+}
+
+/** A Single's fields never saved read as their defaults (Frappe's load_from_db on a Single). */
+function fillDefaults(ctx: DocContext, meta: Meta, doc: DocData): void {
+  let defaults: DocData | undefined;
+  for (const f of meta.dataFields) {
+    if (doc[f.fieldname] !== undefined) continue;
+    defaults ??= newDoc(meta, ctx.principal);
+    doc[f.fieldname] = defaults[f.fieldname];
+  }
 }
 
 /** Fields at permlevels the caller cannot write keep their stored (or default) value. */

@@ -132,10 +132,20 @@ export async function setNewName(q: Queryable, schema: string, meta: Meta, doc: 
   validateName(meta, doc);
 }
 
+/** A client-chosen name: text only (Frappe refuses an integer for a varchar name column). */
+function requestedText(meta: Meta, requested: unknown): string {
+  if (requested === undefined || requested === null) return '';
+  if (typeof requested === 'string') return requested.trim();
+  if (typeof requested === 'number') {
+    throw new NameError(`Invalid name type (integer) for varchar name column`, { title: 'Invalid Name' });
+  }
+  throw new ValidationError(`The name of a ${meta.name} must be text`, { title: 'Invalid Name' });
+}
+
 async function newName(q: Queryable, schema: string, meta: Meta, doc: DocData, requested: unknown): Promise<string | number> {
   if (meta.issingle) return meta.name;
   if (typeof doc.amended_from === 'string' && doc.amended_from !== '') return amendedName(q, meta, doc.amended_from);
-  const given = requested === undefined || requested === null ? '' : String(requested).trim();
+  const given = requestedText(meta, requested);
   switch (meta.namingRule) {
     case 'autoincrement': {
       const { rows } = await q.query<{ id: number }>(`SELECT nextval($1::regclass) AS id`, [meta.sequence]);
@@ -184,6 +194,7 @@ export function validateName(meta: Meta, doc: DocData): void {
   }
   if (!meta.issingle && text === meta.name && text !== 'DocType') throw new NameError(`Name of ${meta.name} cannot be ${text}`, { title: 'Invalid Name' });
   if (/[<>]/.test(text)) throw new NameError(`Name cannot contain special characters like < or >`, { title: 'Invalid Name' });
+  if (text.includes('\0')) throw new NameError(`Name cannot contain a NUL character`, { title: 'Invalid Name' });
   if ([...text].length > 140) throw new NameError(`Name cannot be longer than 140 characters`, { title: 'Invalid Name' });
   doc.name = text;
 }

@@ -25,7 +25,8 @@ export function storedName(meta: Meta, name: unknown): string | number | undefin
     const n = typeof name === 'number' ? name : typeof name === 'string' && /^\d{1,15}$/.test(name.trim()) ? Number(name) : NaN;
     return Number.isSafeInteger(n) ? n : undefined;
   }
-  return typeof name === 'string' ? name : typeof name === 'number' ? String(name) : undefined;
+  if (typeof name === 'string') return name.includes('\0') ? undefined : name;
+  return typeof name === 'number' ? String(name) : undefined;
 }
 
 export async function selectRow(q: Queryable, meta: Meta, name: string | number, forUpdate = false): Promise<DocData | undefined> {
@@ -141,8 +142,9 @@ export async function selectSingle(q: Queryable, tenant: TenantMeta, meta: Meta)
   const stored = new Map(rows.map((r) => [r.field, r.value]));
   const doc: DocData = { name: meta.name, owner: stored.get('owner') ?? 'Administrator', docstatus: 0, idx: 0 };
   for (const key of ['creation', 'modified', 'modified_by'] as const) doc[key] = stored.get(key) ?? null;
+  // Fields never stored stay undefined: the lifecycle fills them with the field defaults.
   for (const c of meta.columns) {
-    if (!c.field) continue;
+    if (!c.field || !stored.has(c.name)) continue;
     const raw = stored.get(c.name);
     doc[c.name] = raw === undefined || raw === null ? defaultForKind(c.kind) : fromText(c.kind, raw);
   }

@@ -2,7 +2,6 @@ import {
   CharacterLengthExceededError,
   InvalidEmailAddressError,
   InvalidPhoneNumberError,
-  InvalidURL,
   NonNegativeError,
   ValidationError,
 } from '@quire/errors';
@@ -22,9 +21,16 @@ export function fieldLabel(field: Pick<DocField, 'label' | 'fieldname'>): string
   return field.label ?? field.fieldname;
 }
 
+/** A short, safe description of a client value for an error message (never the whole of it). */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (Array.isArray(value)) return 'a list';
+  return `a ${typeof value === 'object' ? 'JSON object' : typeof value}`;
+}
+
 function invalid(field: DocField, value: unknown, what: string): never {
-  const shown = typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : JSON.stringify(value);
-  throw new ValidationError(`Value for ${fieldLabel(field)} must be ${what}, got ${shown}`, { title: 'Invalid Value' });
+  throw new ValidationError(`Value for ${fieldLabel(field)} must be ${what}, got ${describe(value)}`, { title: 'Invalid Value' });
 }
 
 function toNumber(field: DocField, value: unknown, what: string): number {
@@ -42,7 +48,11 @@ function toNumber(field: DocField, value: unknown, what: string): number {
 
 function coerceText(field: DocField, value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') {
+    // Postgres text cannot hold NUL; refuse it here rather than fail in the database.
+    if (value.includes('\0')) invalid(field, value, 'text without NUL characters');
+    return value;
+  }
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (typeof value === 'boolean') return value ? '1' : '0';
   return invalid(field, value, 'text');
@@ -91,15 +101,15 @@ const COERCE: Record<Exclude<ValueKind, 'table' | 'none'>, (field: DocField, val
   },
   json(field, value) {
     if (value === null || value === undefined || value === '') return null;
-    if (typeof value === 'string') {
-      try {
-        JSON.parse(value);
-      } catch {
-        invalid(field, value, 'JSON');
-      }
-      return value;
+    let text: string;
+    try {
+      text = typeof value === 'string' ? value : JSON.stringify(value);
+      JSON.parse(text);
+    } catch {
+      return invalid(field, value, 'JSON');
     }
-    return JSON.stringify(value);
+    if (text.includes('\0') || text.includes('\\u0000')) invalid(field, value, 'JSON without NUL characters');
+    return text;
   },
 };
 
@@ -151,8 +161,8 @@ export function checkFieldValue(field: DocField, value: unknown, doctype: string
       }
     } else if (option === 'Phone' && !PHONE_RE.test(value)) {
       throw new InvalidPhoneNumberError(`${value} is not a valid Phone Number`, { title: 'Invalid Phone Number' });
-    } else if (option === 'URL' && !isHttpUrl(value)) {
-      throw new InvalidURL(`'${value}' is not a valid URL`, { title: 'Invalid URL' });
+    } else if (option === 'URL' && !hasHost(value)) {
+      throw new ValidationError(`'${value}' is not a valid URL`, { title: 'Invalid URL' });
     }
   }
   if (field.fieldtype === 'Phone' && typeof value === 'string' && !PHONE_RE.test(value)) {
@@ -169,10 +179,10 @@ export function checkFieldValue(field: DocField, value: unknown, doctype: string
   }
 }
 
-function isHttpUrl(value: string): boolean {
+/** frappe.utils.validate_url: a URL is valid when it has a host (any scheme). */
+function hasHost(value: string): boolean {
   try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    return new URL(value).hostname !== '';
   } catch {
     return false;
   }

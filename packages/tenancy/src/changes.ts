@@ -1,6 +1,5 @@
 import type { ApiKeyAuthenticator } from '@quire/auth';
-import { publishInvalidation, type Transaction } from '@quire/db';
-import type { ChangeNotifier } from '@quire/documents';
+import { publishInvalidation, type ChangeNotifier, type Transaction } from '@quire/db';
 import type { MetaRegistry, TenantRef } from '@quire/meta';
 
 /**

@@ -48,7 +48,7 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       throw e;
     }
     await installTenant(tx, tenant, apps, changes, { adminPassword: input.adminPassword });
-    const keys = await generateKeys(tx, tenant, ADMINISTRATOR, ADMINISTRATOR);
+    const keys = await generateKeys(tx, tenant, ADMINISTRATOR, ADMINISTRATOR, changes);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return keys;
   });

@@ -33,7 +33,8 @@ function listParams(fd: FormDict): Record<string, unknown> {
 /** Names are percent-decoded per segment by the router, then re-joined: `ACC/0001` and `ACC%2F0001` are one name. */
 function docName(req: Request): { doctype: string; name: string } {
   const p = docParams.parse(req.params);
-  return { doctype: p.doctype, name: p.name.join('/') };
+  const segments = p.name.at(-1) === '' ? p.name.slice(0, -1) : p.name; // a trailing slash is optional
+  return { doctype: p.doctype, name: segments.join('/') };
 }
 
 export function resourceRouter(platform: Platform, settings: { maxPageLength: number }): Router {
