@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { AfterCommitQueue } from './context';
+import { AfterCommitQueue, transactionHandle } from './context';
 import type { Database, ListenHandlers, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
 import { ident } from './sql';
 import { TYPE_PARSERS } from './types';
@@ -85,26 +85,11 @@ export class PgDatabase implements Database {
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     const afterCommit = new AfterCommitQueue();
-    let savepoints = 0;
-    const savepoint = async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
-      const sp = ident(`sp_${++savepoints}`);
-      await client.query(`SAVEPOINT ${sp}`);
-      try {
-        const result = await inner(tx);
-        await client.query(`RELEASE SAVEPOINT ${sp}`);
-        return result;
-      } catch (e) {
-        await client.query(`ROLLBACK TO SAVEPOINT ${sp}`);
-        throw e;
-      }
-    };
-    const tx: Transaction = {
-      query: <R>(text: string, values: readonly unknown[] = [], options?: QueryOptions) =>
-        this.run<R>(client, text, values, options),
-      afterCommit: (f) => afterCommit.push(f),
-      savepoint,
-      transaction: savepoint,
-    };
+    const tx = transactionHandle(
+      <R>(text: string, values: readonly unknown[] = [], options?: QueryOptions) => this.run<R>(client, text, values, options),
+      (sql) => client.query(sql),
+      afterCommit,
+    );
     let broken = false;
     try {
       await client.query('BEGIN');

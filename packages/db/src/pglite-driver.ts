@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite, type Transaction as PgliteTx } from '@electric-sql/pglite';
-import { AfterCommitQueue, currentTransaction } from './context';
+import { AfterCommitQueue, currentTransaction, transactionHandle } from './context';
 import type { Database, ListenHandlers, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
-import { ident } from './sql';
 import { TYPE_PARSERS } from './types';
 
 /**
@@ -57,25 +56,11 @@ export class PgliteDatabase implements Database {
     return this.turn(async () => {
       const afterCommit = new AfterCommitQueue();
       const result = await this.pglite.transaction(async (ptx) => {
-        let savepoints = 0;
-        const savepoint = async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
-          const sp = ident(`sp_${++savepoints}`);
-          await ptx.query(`SAVEPOINT ${sp}`);
-          try {
-            const r = await inner(tx);
-            await ptx.query(`RELEASE SAVEPOINT ${sp}`);
-            return r;
-          } catch (e) {
-            await ptx.query(`ROLLBACK TO SAVEPOINT ${sp}`);
-            throw e;
-          }
-        };
-        const tx: Transaction = {
-          query: <R>(text: string, values: readonly unknown[] = []) => runQuery<R>(ptx, text, values),
-          afterCommit: (f) => afterCommit.push(f),
-          savepoint,
-          transaction: savepoint,
-        };
+        const tx = transactionHandle(
+          <R>(text: string, values: readonly unknown[] = []) => runQuery<R>(ptx, text, values),
+          (sql) => ptx.query(sql),
+          afterCommit,
+        );
         return currentTransaction.run(tx, () => fn(tx));
       });
       afterCommit.run();
