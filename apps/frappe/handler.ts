@@ -1,9 +1,60 @@
-import { whitelist } from '@quire/apps';
+import { whitelist, type MethodContext } from '@quire/apps';
+import { authenticatePassword, createSession, deleteSession, hashSessionId } from '@quire/auth';
 
-/** Frappe's bare command names (`/api/method/ping`) resolve to frappe.handler.<name>. */
+/**
+ * frappe.handler: the bare command names (`/api/method/ping`, `/api/method/login`, `cmd=logout`).
+ */
+
+export const QUIRE_VERSION = '0.1.0';
 
 export const ping = whitelist(() => 'pong', { allowGuest: true });
 
 export const version = whitelist(() => QUIRE_VERSION, { allowGuest: true });
 
-export const QUIRE_VERSION = '0.1.0';
+/** Cookies Frappe sets on login and expires on logout (frappe/auth.py::CookieManager). */
+const SESSION_COOKIES = ['full_name', 'user_id', 'sid', 'user_image', 'user_lang', 'system_user'] as const;
+
+/**
+ * login(usr, pwd): checks the password (memory-hard hash, throttled per user and address), opens a
+ * durable session and sets Frappe's cookies; answers `{"message": "Logged In", "home_page",
+ * "full_name"}` (`No App` for a Website User), or 401 `Invalid login credentials`.
+ */
+export const login = whitelist(
+  async (args, ctx) => {
+    const { db, tenant } = ctx.doc;
+    const user = await authenticatePassword(db, tenant, { usr: args.usr, pwd: args.pwd, ip: ctx.request.ip });
+    const expiry = ctx.settings.sessionExpirySeconds;
+    const device = typeof args.device === 'string' && args.device ? args.device : 'desktop';
+    const session = await createSession(db, tenant, user.user, { ip: ctx.request.ip, device, expirySeconds: expiry });
+    const systemUser = user.userType === 'System User';
+    ctx.response.setCookie('sid', session.sid, { httpOnly: true, maxAge: expiry });
+    ctx.response.setCookie('system_user', systemUser ? 'yes' : 'no');
+    ctx.response.setCookie('full_name', user.fullName);
+    ctx.response.setCookie('user_id', user.user);
+    ctx.response.setCookie('user_image', user.userImage);
+    ctx.response.set('home_page', systemUser ? '/app' : '/me');
+    ctx.response.set('full_name', user.fullName);
+    return systemUser ? 'Logged In' : 'No App';
+  },
+  { allowGuest: true },
+);
+
+/** logout: ends this session everywhere and expires the session cookies. */
+export const logout = whitelist(
+  async (_args, ctx: MethodContext) => {
+    const sid = ctx.request.sessionId;
+    if (sid && sid !== 'Guest') {
+      const sidHash = hashSessionId(sid);
+      const { tenant, changes } = ctx.doc;
+      await ctx.doc.db.transaction(async (tx) => {
+        await deleteSession(tx, tenant, sidHash);
+        await changes.sessionChanged(tx, tenant, sidHash);
+      });
+    }
+    for (const name of SESSION_COOKIES) ctx.response.clearCookie(name);
+    ctx.response.set('home_page', '/');
+    ctx.response.set('full_name', 'Guest');
+    return 'No App';
+  },
+  { allowGuest: true },
+);

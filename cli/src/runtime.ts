@@ -40,6 +40,7 @@ export async function openRuntime(config: PlatformConfig, applicationName = 'qui
       defaultTenant: config.defaultTenant,
       refreshIntervalMs: config.cacheRefreshIntervalMs,
       apiKeyTtlMs: config.apiKeyCacheTtlMs,
+      sessionExpirySeconds: config.sessionExpirySeconds,
     });
     return {
       db,

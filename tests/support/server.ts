@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startApiServer, type ApiConfig } from '@quire/api';
 import { loadApps, type LoadedApps } from '@quire/apps';
 import { loadPlatformConfig } from '@quire/config';
@@ -66,6 +69,10 @@ export interface ServerOptions {
   defaultTenant?: string;
   maxPageLength?: number;
   apiKeyTtlMs?: number;
+  maxFileSize?: number;
+  sessionExpirySeconds?: number;
+  /** Extra app folders to load besides frappe (test apps with hooks and methods). */
+  apps?: string[];
 }
 
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
@@ -73,7 +80,8 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
   await Platform.migratePlatform(db);
   const platform = await Platform.open({
     db,
-    apps: await testApps(),
+    apps: options.apps ? await loadApps([frappeApp, ...options.apps.map((root) => ({ name: path.basename(root), root }))]) : await testApps(),
+    ...(options.sessionExpirySeconds !== undefined ? { sessionExpirySeconds: options.sessionExpirySeconds } : {}),
     baseDomain: 'localhost',
     defaultTenant: options.defaultTenant,
     refreshIntervalMs: 1000,
@@ -87,6 +95,8 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     maxPageLength: options.maxPageLength ?? 1000,
     maxBodySize: '1mb',
     trustProxy: false,
+    filesDir: fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-')),
+    maxFileSize: options.maxFileSize ?? 1024 * 1024,
   };
   const running = await startApiServer(platform, config, pino({ level: 'silent' }));
   const url = `http://127.0.0.1:${running.port}`;

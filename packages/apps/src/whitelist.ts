@@ -14,17 +14,68 @@ export interface WhitelistOptions {
   allowGuest?: boolean;
 }
 
+/** A file part of a multipart request. */
+export interface UploadedFile {
+  fieldname: string;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+/** The parts of the HTTP request a method may look at. */
+export interface MethodRequest {
+  /** The client's address (X-Forwarded-For is honoured only behind a configured proxy). */
+  ip: string;
+  /** Lower-cased header names. */
+  headers: Readonly<Record<string, string | undefined>>;
+  /** Files of a multipart request. */
+  files: readonly UploadedFile[];
+  /** The cookie session the request came with, if any (its id as the client sent it). */
+  sessionId: string | undefined;
+}
+
+export interface CookieOptions {
+  httpOnly?: boolean;
+  /** Seconds; omitted for a browser-session cookie. */
+  maxAge?: number;
+  sameSite?: 'Lax' | 'Strict' | 'None';
+}
+
+/** What a method may add to its response besides its return value (Frappe's frappe.local.response). */
+export interface MethodResponse {
+  /** A top-level key of the JSON body next to `message` (e.g. `home_page`, `full_name`). */
+  set(key: string, value: unknown): void;
+  setCookie(name: string, value: string, options?: CookieOptions): void;
+  clearCookie(name: string): void;
+  status(code: number): void;
+}
+
+/** Storage for uploaded files (local disk by default; a cloud store implements the same). */
+export interface FileStore {
+  /** Stores bytes under a key (overwriting). */
+  put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /** The bytes under a key, or undefined. */
+  get(key: string): Promise<Buffer | undefined>;
+  delete(key: string): Promise<void>;
+}
+
 /** What a method receives besides its arguments. */
 export interface MethodContext {
   doc: DocContext;
   /** The HTTP verb of the call. */
   verb: string;
-  /** Server settings methods need (e.g. the list page cap). */
   settings: MethodSettings;
+  request: MethodRequest;
+  response: MethodResponse;
+  files: FileStore;
 }
 
 export interface MethodSettings {
   maxPageLength: number;
+  /** Seconds a login session lasts without activity (Frappe's session_expiry, 170 h by default). */
+  sessionExpirySeconds: number;
+  /** Largest upload accepted by upload_file, in bytes. */
+  maxFileSize: number;
 }
 
 export type MethodArgs = Record<string, unknown>;

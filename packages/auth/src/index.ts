@@ -2,3 +2,15 @@ export { generateApiKey, generateApiSecret, hashApiSecret, verifyApiSecret, hash
 export { AUTH_TABLE, authTableDDL, storeSecretHash, readSecretHash, deleteSecrets } from './auth-table';
 export { ApiKeyAuthenticator, loadPrincipal, type TenantRef, type PrincipalCacheOptions } from './principals';
 export { generateKeys, type ApiCredentials } from './keys';
+export {
+  SESSIONS_TABLE,
+  sessionsTableDDL,
+  hashSessionId,
+  createSession,
+  deleteSession,
+  sessionCsrfToken,
+  SessionAuthenticator,
+  type ActiveSession,
+  type NewSession,
+} from './sessions';
+export { LOGIN_ATTEMPTS_TABLE, loginAttemptsTableDDL, authenticatePassword, DEFAULT_LOGIN_POLICY, type LoginPolicy, type LoggedInUser } from './login';

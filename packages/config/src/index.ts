@@ -24,6 +24,7 @@ const platformSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   CACHE_REFRESH_INTERVAL_MS: z.coerce.number().int().min(0).default(5_000),
+  SESSION_EXPIRY_SECONDS: z.coerce.number().int().min(60).default(170 * 3600),
   NODE_ENV: z.string().default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -40,6 +41,8 @@ export interface PlatformConfig {
   dbStatementTimeoutMs: number;
   apiKeyCacheTtlMs: number;
   cacheRefreshIntervalMs: number;
+  /** Seconds a login session lives without activity (Frappe's session_expiry, 170 h). */
+  sessionExpirySeconds: number;
   production: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -56,6 +59,7 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
     dbStatementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
     apiKeyCacheTtlMs: c.API_KEY_CACHE_TTL_MS,
     cacheRefreshIntervalMs: c.CACHE_REFRESH_INTERVAL_MS,
+    sessionExpirySeconds: c.SESSION_EXPIRY_SECONDS,
     production: c.NODE_ENV === 'production',
     logLevel: c.LOG_LEVEL,
   };

@@ -6,7 +6,7 @@ import type { Database, Queryable, Transaction, Unlisten } from './database';
  */
 export const INVALIDATION_CHANNEL = 'quire_invalidate';
 
-export type InvalidationTopic = 'meta' | 'tenant' | 'user';
+export type InvalidationTopic = 'meta' | 'tenant' | 'user' | 'session';
 
 export interface InvalidationMessage {
   topic: InvalidationTopic;
@@ -47,5 +47,8 @@ export function subscribeInvalidations(db: Database, handlers: InvalidationHandl
  */
 export interface ChangeNotifier {
   metaChanged(tx: Transaction, tenant: { name: string }): Promise<void>;
+  /** A user's roles, keys or status changed: cached credentials and sessions of that user go. */
   userChanged(tx: Transaction, tenant: { name: string }, user: string): Promise<void>;
+  /** One login session ended or changed (logout, a CSRF token issued): its cached copy goes everywhere. */
+  sessionChanged(tx: Transaction, tenant: { name: string }, sidHash: string): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { ApiKeyAuthenticator } from '@quire/auth';
+import type { ApiKeyAuthenticator, SessionAuthenticator } from '@quire/auth';
 import { publishInvalidation, type ChangeNotifier, type Transaction } from '@quire/db';
 import type { MetaRegistry, TenantRef } from '@quire/meta';
 
@@ -11,6 +11,7 @@ export class PlatformChanges implements ChangeNotifier {
   constructor(
     private readonly metas: MetaRegistry,
     private readonly apiKeys: ApiKeyAuthenticator,
+    private readonly sessions: SessionAuthenticator,
   ) {}
 
   async metaChanged(tx: Transaction, tenant: TenantRef): Promise<void> {
@@ -21,6 +22,14 @@ export class PlatformChanges implements ChangeNotifier {
 
   async userChanged(tx: Transaction, tenant: TenantRef, user: string): Promise<void> {
     await publishInvalidation(tx, { topic: 'user', tenant: tenant.name, key: user });
-    tx.afterCommit(() => this.apiKeys.invalidate(tenant.name, user));
+    tx.afterCommit(() => {
+      this.apiKeys.invalidate(tenant.name, user);
+      this.sessions.invalidate(tenant.name, { user });
+    });
+  }
+
+  async sessionChanged(tx: Transaction, tenant: TenantRef, sidHash: string): Promise<void> {
+    await publishInvalidation(tx, { topic: 'session', tenant: tenant.name, key: sidHash });
+    tx.afterCommit(() => this.sessions.invalidate(tenant.name, { sidHash }));
   }
 }

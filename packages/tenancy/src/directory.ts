@@ -7,6 +7,13 @@ export interface Tenant {
   /** Custom domains registered for the tenant (besides `<name>.<BASE_DOMAIN>`). */
   readonly domains: readonly string[];
   readonly metaVersion: number;
+  readonly config: TenantConfig;
+}
+
+/** Per-tenant settings (Frappe's site_config keys we honour). */
+export interface TenantConfig {
+  /** Origins allowed to call with credentials: `*`, one origin, or a list (Frappe's allow_cors). */
+  allow_cors?: string | string[];
 }
 
 export interface DirectoryOptions {
@@ -20,6 +27,7 @@ interface TenantRow {
   status: 'active' | 'suspended';
   meta_version: number | string;
   domains: string[] | null;
+  config: TenantConfig | string | null;
 }
 
 /**
@@ -42,7 +50,7 @@ export class TenantDirectory {
   /** Reloads the registry; returns the tenants whose metadata version changed or that disappeared. */
   async refresh(): Promise<string[]> {
     const { rows } = await this.db.query<TenantRow>(
-      `SELECT t."name", t."schema", t."status", t."meta_version",
+      `SELECT t."name", t."schema", t."status", t."meta_version", t."config",
               array_remove(array_agg(d."domain" ORDER BY d."domain"), NULL) AS domains
        FROM quire.tenants t LEFT JOIN quire.tenant_domains d ON d."tenant" = t."name"
        GROUP BY t."name"`,
@@ -50,7 +58,8 @@ export class TenantDirectory {
     const byName = new Map<string, Tenant>();
     const byDomain = new Map<string, Tenant>();
     for (const r of rows) {
-      const tenant: Tenant = { name: r.name, schema: r.schema, status: r.status, domains: r.domains ?? [], metaVersion: Number(r.meta_version) };
+      const config = (typeof r.config === 'string' ? JSON.parse(r.config) : (r.config ?? {})) as TenantConfig;
+      const tenant: Tenant = { name: r.name, schema: r.schema, status: r.status, domains: r.domains ?? [], metaVersion: Number(r.meta_version), config };
       byName.set(tenant.name, tenant);
       for (const d of tenant.domains) byDomain.set(d, tenant);
     }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { LoadedApps } from '@quire/apps';
-import { authTableDDL, hashPassword, storeSecretHash } from '@quire/auth';
+import { authTableDDL, hashPassword, loginAttemptsTableDDL, sessionsTableDDL, storeSecretHash } from '@quire/auth';
 import { ident, qualified, type Executor, type Transaction } from '@quire/db';
 import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData } from '@quire/documents';
 import { buildTenantMeta, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
@@ -22,6 +22,8 @@ function systemTableStatements(schema: string): string[] {
       PRIMARY KEY ("doctype", "field"))`,
     `CREATE TABLE IF NOT EXISTS ${qualified(schema, 'tabSeries')} ("name" varchar(140) PRIMARY KEY, "current" bigint NOT NULL DEFAULT 0)`,
     authTableDDL(schema),
+    ...sessionsTableDDL(schema),
+    loginAttemptsTableDDL(schema),
   ];
 }
 

@@ -21,4 +21,11 @@ export const platformMigrations: Migration[] = [
       await q.query(`CREATE INDEX tenant_domains_tenant ON quire.tenant_domains ("tenant")`);
     },
   },
+  {
+    /** Per-tenant settings (Frappe's site_config), e.g. `allow_cors`. */
+    id: '0002_tenant_config',
+    async up(q) {
+      await q.query(`ALTER TABLE quire.tenants ADD COLUMN "config" jsonb NOT NULL DEFAULT '{}'::jsonb`);
+    },
+  },
 ];

@@ -1,5 +1,5 @@
 import type { LoadedApps } from '@quire/apps';
-import { ApiKeyAuthenticator } from '@quire/auth';
+import { ApiKeyAuthenticator, SessionAuthenticator } from '@quire/auth';
 import { runMigrations, subscribeInvalidations, type Database, type InvalidationMessage, type Unlisten } from '@quire/db';
 import type { DocContext } from '@quire/documents';
 import { MetaRegistry } from '@quire/meta';
@@ -16,6 +16,8 @@ export interface PlatformOptions {
   /** How often the registry is re-read in case a notification was missed. */
   refreshIntervalMs?: number;
   apiKeyTtlMs?: number;
+  /** Seconds a login session lasts without activity. */
+  sessionExpirySeconds?: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export class Platform {
   readonly tenants: TenantDirectory;
   readonly metas: MetaRegistry;
   readonly apiKeys: ApiKeyAuthenticator;
+  readonly sessions: SessionAuthenticator;
   readonly changes: PlatformChanges;
   private unlisten: Unlisten | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -39,7 +42,8 @@ export class Platform {
     this.tenants = new TenantDirectory(options.db, { baseDomain: options.baseDomain, defaultTenant: options.defaultTenant });
     this.metas = new MetaRegistry(options.db);
     this.apiKeys = new ApiKeyAuthenticator(options.db, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
-    this.changes = new PlatformChanges(this.metas, this.apiKeys);
+    this.sessions = new SessionAuthenticator(options.db, { expirySeconds: this.sessionExpirySeconds });
+    this.changes = new PlatformChanges(this.metas, this.apiKeys, this.sessions);
   }
 
   /** Applies the platform schema's migrations (idempotent). */
@@ -69,6 +73,10 @@ export class Platform {
         break;
       case 'user':
         this.apiKeys.invalidate(m.tenant, m.key);
+        this.sessions.invalidate(m.tenant, m.key === undefined ? undefined : { user: m.key });
+        break;
+      case 'session':
+        this.sessions.invalidate(m.tenant, m.key === undefined ? undefined : { sidHash: m.key });
         break;
       case 'tenant':
         this.forget(m.tenant);
@@ -82,6 +90,7 @@ export class Platform {
     if (everything) {
       this.metas.invalidateAll();
       this.apiKeys.clear();
+      this.sessions.clear();
     }
     this.tenants.refresh().then(
       (changed) => changed.forEach((t) => this.metas.invalidate(t)),
@@ -93,6 +102,7 @@ export class Platform {
   forget(tenant: string): void {
     this.metas.invalidate(tenant);
     this.apiKeys.invalidate(tenant);
+    this.sessions.invalidate(tenant);
   }
 
   /** The context document operations of one request run with. */
@@ -108,5 +118,10 @@ export class Platform {
 
   get baseDomain(): string {
     return this.options.baseDomain;
+  }
+
+  /** Frappe's default session_expiry is 170 hours. */
+  get sessionExpirySeconds(): number {
+    return this.options.sessionExpirySeconds ?? 170 * 3600;
   }
 }

@@ -3,7 +3,10 @@ import type { Platform } from '@quire/tenancy';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { ApiConfig } from './config';
+import type { FileStore } from '@quire/apps';
 import { formDict } from './http/form-dict';
+import { cors } from './middleware/cors';
+import { csrf } from './middleware/csrf';
 import { authenticate } from './middleware/authenticate';
 import { bodyParsers } from './middleware/body';
 import { errorHandler } from './middleware/errors';
@@ -14,7 +17,8 @@ import { resourceRouter } from './routes/resource';
 
 export interface ApiAppOptions {
   platform: Platform;
-  config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'trustProxy'> & { production: boolean };
+  config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'trustProxy' | 'maxFileSize'> & { production: boolean };
+  files: FileStore;
   logger: Logger;
 }
 
@@ -22,21 +26,24 @@ export interface ApiAppOptions {
  * The API service's express app: request id -> tenant -> body -> caller -> route, and one error
  * handler that renders Frappe's envelope. Routes are generic; none exists per DocType.
  */
-export function createApiApp({ platform, config, logger }: ApiAppOptions): Express {
+export function createApiApp({ platform, config, files, logger }: ApiAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
 
-  const settings = { maxPageLength: config.maxPageLength };
+  const settings = { maxPageLength: config.maxPageLength, sessionExpirySeconds: platform.sessionExpirySeconds, maxFileSize: config.maxFileSize };
+  const methods = { platform, settings, files };
   app.use(requestId);
   app.use(resolveTenant(platform));
-  app.use(bodyParsers(config.maxBodySize));
+  app.use(cors);
+  app.use(bodyParsers(config.maxBodySize, config.maxFileSize));
   app.use(authenticate(platform));
+  app.use(csrf);
 
   // /api and /api/v1 are the same API (frappe/api/__init__.py).
   app.use(['/api/resource', '/api/v1/resource'], resourceRouter(platform, settings));
-  app.use(['/api/method', '/api/v1/method'], methodRouter(platform, settings));
+  app.use(['/api/method', '/api/v1/method'], methodRouter(methods));
   // Legacy RPC: `POST /` or `GET /?cmd=…` is /api/method/<cmd> (frappe/app.py).
   app.all('/', async (req, res, next) => {
     const cmd = formDict(req).cmd;
@@ -44,7 +51,7 @@ export function createApiApp({ platform, config, logger }: ApiAppOptions): Expre
       next();
       return;
     }
-    await callMethod(platform, settings, cmd, req, res);
+    await callMethod(methods, cmd, req, res);
   });
   app.use(() => {
     throw new DoesNotExistError('', { silent: true });

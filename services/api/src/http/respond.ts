@@ -2,10 +2,14 @@ import type { Response } from 'express';
 
 const NO_STORE = 'no-store,no-cache,must-revalidate,max-age=0';
 
-/** Writes a JSON body the way Frappe does: compact, `application/json`, never cached. */
-export function sendJson(res: Response, status: number, body: unknown): void {
+/**
+ * Writes a JSON body the way Frappe does: compact, `application/json`, never cached. Keys a
+ * middleware added for every response (e.g. `session_expired`) are merged in.
+ */
+export function sendJson(res: Response, status: number, body: Record<string, unknown>): void {
+  const extras = res.locals.bodyExtras as Record<string, unknown> | undefined;
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', NO_STORE);
-  res.end(JSON.stringify(body));
+  res.end(JSON.stringify(extras ? { ...body, ...extras } : body));
 }

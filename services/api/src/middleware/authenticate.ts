@@ -1,41 +1,76 @@
+import type { ActiveSession } from '@quire/auth';
 import { AuthenticationError } from '@quire/errors';
-import { GUEST_PRINCIPAL, type Principal } from '@quire/permissions';
+import { GUEST, GUEST_PRINCIPAL, type Principal } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Passport } from 'passport';
+import { clearCookie, requestCookies, SESSION_COOKIES } from '../http/cookies';
 import { BasicStrategy, TokenStrategy } from '../strategies/api-key';
+import { SessionStrategy } from '../strategies/session';
 
 /**
  * The caller (frappe/auth.py::validate_auth): an Authorization header of exactly two parts must
- * authenticate (else 401), through the passport strategy for its scheme; no header means Guest.
+ * authenticate (else 401), through the passport strategy for its scheme; otherwise a `sid` cookie
+ * (or parameter) resumes a login session; otherwise the caller is Guest. An explicit
+ * Authorization header wins over a cookie.
  */
 export function authenticate(platform: Platform): RequestHandler {
   const passport = new Passport();
   passport.use(new TokenStrategy(platform));
   passport.use(new BasicStrategy(platform));
+  passport.use(new SessionStrategy(platform));
   const byScheme = new Map<string, RequestHandler>(
     ['token', 'basic'].map((scheme) => [scheme, passport.authenticate(scheme, { session: false, assignProperty: 'principal' }) as RequestHandler]),
   );
+  const session = passport.authenticate('session', { session: false, assignProperty: 'quireSession' }) as RequestHandler;
+
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.headers.authorization;
     const parts = header ? header.split(' ') : [];
-    if (parts.length !== 2) {
+    if (parts.length === 2) {
+      const strategy = byScheme.get(parts[0]!.toLowerCase());
+      if (!strategy) {
+        next(new AuthenticationError('', { silent: true }));
+        return;
+      }
+      strategy(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        res.locals.principal = (req as Request & { principal: Principal }).principal;
+        next();
+      });
+      return;
+    }
+    const sid = sessionId(req);
+    if (!sid || sid === GUEST) {
       res.locals.principal = GUEST_PRINCIPAL;
       next();
       return;
     }
-    const strategy = byScheme.get(parts[0]!.toLowerCase());
-    if (!strategy) {
-      next(new AuthenticationError('', { silent: true }));
-      return;
-    }
-    strategy(req, res, (err?: unknown) => {
-      if (err) {
-        next(err);
-        return;
+    (req as Request & { sid?: string }).sid = sid;
+    session(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      const active = (req as Request & { quireSession?: ActiveSession }).quireSession;
+      if (active) {
+        res.locals.session = active;
+        res.locals.principal = active.principal;
+      } else {
+        // Frappe: an expired session continues as Guest, says so, and clears the session cookies.
+        res.locals.principal = GUEST_PRINCIPAL;
+        res.locals.bodyExtras = { ...(res.locals.bodyExtras ?? {}), session_expired: 1 };
+        for (const name of SESSION_COOKIES) clearCookie(req, res, name);
       }
-      res.locals.principal = (req as Request & { principal: Principal }).principal;
       next();
     });
   };
+}
+
+/** The session id a request carries: the `sid` cookie, else a `sid` parameter (query or form). */
+export function sessionId(req: Request): string | undefined {
+  const fromCookie = requestCookies(req).sid;
+  if (fromCookie) return fromCookie;
+  const q = req.query.sid;
+  if (typeof q === 'string' && q) return q;
+  const body = req.body as Record<string, unknown> | undefined;
+  const b = body && typeof body === 'object' && !Array.isArray(body) ? body.sid : undefined;
+  return typeof b === 'string' && b ? b : undefined;
 }

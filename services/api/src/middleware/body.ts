@@ -1,4 +1,5 @@
 import { RequestEntityTooLarge, ValidationError } from '@quire/errors';
+import { multipart } from './multipart';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 
 /**
@@ -7,7 +8,8 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
  * body (most GETs) skips parsing entirely. Malformed JSON is a 417 and an oversized body a 413,
  * both in Frappe's envelope.
  */
-export function bodyParsers(limit: string): RequestHandler {
+export function bodyParsers(limit: string, maxFileSize: number): RequestHandler {
+  const formData = multipart(maxFileSize);
   const json = express.json({ limit, strict: false, type: () => true });
   const urlencoded = express.urlencoded({ limit, extended: false, parameterLimit: 10_000, type: () => true });
   const text = express.text({ limit, type: () => true });
@@ -21,9 +23,11 @@ export function bodyParsers(limit: string): RequestHandler {
       ? json
       : req.is('application/x-www-form-urlencoded')
         ? urlencoded
-        : req.is('text/plain')
-          ? text
-          : undefined;
+        : req.is('multipart/form-data')
+          ? formData
+          : req.is('text/plain')
+            ? text
+            : undefined;
     if (!parse) {
       next();
       return;

@@ -2,6 +2,7 @@ import { DoesNotExistError, FrappeError, ValidationError } from '@quire/errors';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
+import { clearCookie, SESSION_COOKIES } from '../http/cookies';
 import { errorEnvelope } from '../http/envelope';
 import { sendJson } from '../http/respond';
 
@@ -21,6 +22,8 @@ export function errorHandler({ production, logger }: { production: boolean; logg
       res.end();
       return;
     }
+    // Frappe's handle_exception: a failed authentication also clears the session cookies.
+    if (body.exc_type === 'AuthenticationError') for (const name of SESSION_COOKIES) clearCookie(req, res, name);
     sendJson(res, status, body);
   };
 }

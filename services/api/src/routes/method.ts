@@ -1,11 +1,12 @@
-import type { MethodArgs, WhitelistedMethod } from '@quire/apps';
+import type { FileStore, MethodArgs, MethodContext, MethodResponse, MethodSettings, UploadedFile, WhitelistedMethod } from '@quire/apps';
 import { PermissionError, ValidationError, type FrappeError } from '@quire/errors';
 import { GUEST } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
-import { formDict, type FormDict } from '../http/form-dict';
+import { clearCookie, setCookie } from '../http/cookies';
 import { locals } from '../http/locals';
 import { sendJson } from '../http/respond';
+import { sessionId } from '../middleware/authenticate';
 
 /**
  * /api/method/<dotted.path> (frappe/handler.py::execute_cmd): resolve the function, refuse what is
@@ -13,27 +14,72 @@ import { sendJson } from '../http/respond';
  * arguments, answer `{"message": result}` or `{}`.
  */
 
+export interface MethodDependencies {
+  platform: Platform;
+  settings: MethodSettings;
+  files: FileStore;
+}
+
 function resolve(platform: Platform, cmd: string): { path: string; method: WhitelistedMethod | undefined } {
-  // Bare command names are frappe.handler's shorthands (ping, version, ...).
+  // Bare command names are frappe.handler's shorthands (ping, login, logout, upload_file, ...).
   const path = cmd.includes('.') ? cmd : `frappe.handler.${cmd}`;
   return { path, method: platform.apps.methods.get(path) };
 }
 
 function notWhitelisted(path: string): FrappeError {
-  const dot = path.lastIndexOf('.');
   return new PermissionError(
-    `<details><summary>You are not permitted to access this resource.</summary>Function <strong>${path.slice(0, dot)}.${path.slice(dot + 1)}</strong> is not whitelisted.</details>`,
+    `<details><summary>You are not permitted to access this resource.</summary>Function <strong>${path}</strong> is not whitelisted.</details>`,
     { title: 'Method Not Allowed' },
   );
 }
 
-/** Frappe's get_newargs: only what the function takes, never `ignore_permissions` or `flags`. */
-function methodArgs(fd: FormDict): MethodArgs {
-  const { cmd: _cmd, ignore_permissions: _ip, flags: _f, ...args } = fd;
+/** Keys Frappe never passes to a method (get_newargs), or that carry request plumbing. */
+const DROPPED = new Set(['cmd', 'ignore_permissions', 'flags', 'sid', 'csrf_token', '_']);
+
+/**
+ * A method's arguments: the query string, then the body's fields on top (JSON object, form or
+ * multipart fields). POST and PUT read the query string too (the Python client's post_api sends
+ * its arguments there); a JSON array body is `data`; `key[]` (axios) keeps every value.
+ */
+export function methodArgs(req: Request): MethodArgs {
+  const args: MethodArgs = {};
+  const add = (from: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(from)) {
+      if (key.endsWith('[]')) args[key.slice(0, -2)] = Array.isArray(value) ? value : [value];
+      else args[key] = Array.isArray(value) && from === req.query ? value[0] : value;
+    }
+  };
+  add(req.query as Record<string, unknown>);
+  const body: unknown = req.body;
+  if (Array.isArray(body)) args.data = body;
+  else if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) add(body as Record<string, unknown>);
+  else if (body !== undefined && typeof req.is('application/json') === 'string') {
+    throw new ValidationError('Invalid request arguments', { title: 'Invalid Request' });
+  }
+  for (const key of DROPPED) delete args[key];
   return args;
 }
 
-export async function callMethod(platform: Platform, settings: { maxPageLength: number }, cmd: string, req: Request, res: Response): Promise<void> {
+function responder(req: Request, res: Response): { response: MethodResponse; finish(result: unknown): void } {
+  const extras: Record<string, unknown> = {};
+  let status = 200;
+  const response: MethodResponse = {
+    set: (key, value) => void (extras[key] = value),
+    setCookie: (name, value, options) => setCookie(req, res, name, value, options),
+    clearCookie: (name) => clearCookie(req, res, name),
+    status: (code) => void (status = code),
+  };
+  return {
+    response,
+    finish(result) {
+      const body = result === undefined || result === null ? { ...extras } : { message: result, ...extras };
+      sendJson(res, status, body);
+    },
+  };
+}
+
+export async function callMethod(deps: MethodDependencies, cmd: string, req: Request, res: Response): Promise<void> {
+  const { platform } = deps;
   const { path, method } = resolve(platform, cmd);
   if (!method) {
     if (platform.apps.functions.has(path)) throw notWhitelisted(path);
@@ -42,17 +88,31 @@ export async function callMethod(platform: Platform, settings: { maxPageLength: 
   const { tenant, principal } = locals(res);
   if (principal.user === GUEST && !method.allowGuest) throw notWhitelisted(path);
   if (!method.methods.has(req.method)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
-  const ctx = await platform.context(tenant, principal);
-  const result: unknown = await method.fn(methodArgs(formDict(req)), { doc: ctx, verb: req.method, settings });
-  sendJson(res, 200, result === undefined || result === null ? {} : { message: result });
+  const args = methodArgs(req);
+  const doc = await platform.context(tenant, principal);
+  const { response, finish } = responder(req, res);
+  const ctx: MethodContext = {
+    doc,
+    verb: req.method,
+    settings: deps.settings,
+    request: {
+      ip: req.ip ?? '127.0.0.1',
+      headers: req.headers as Record<string, string | undefined>,
+      files: (res.locals.files as UploadedFile[] | undefined) ?? [],
+      sessionId: sessionId(req),
+    },
+    response,
+    files: deps.files,
+  };
+  finish(await method.fn(args, ctx));
 }
 
-export function methodRouter(platform: Platform, settings: { maxPageLength: number }): Router {
+export function methodRouter(deps: MethodDependencies): Router {
   const router = Router({ strict: false });
   // Anything after the first `/` of the method path is ignored, as in Frappe.
   router.all('/*path', async (req, res) => {
     const segments = (req.params as { path: string[] }).path;
-    await callMethod(platform, settings, segments[0] ?? '', req, res);
+    await callMethod(deps, segments[0] ?? '', req, res);
   });
   return router;
 }

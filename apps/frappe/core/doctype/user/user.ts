@@ -1,6 +1,7 @@
-import { hashPassword, storeSecretHash } from '@quire/auth';
+import { whitelist } from '@quire/apps';
+import { generateKeys, hashPassword, storeSecretHash } from '@quire/auth';
 import type { DocController } from '@quire/documents';
-import { ValidationError } from '@quire/errors';
+import { PermissionError, ValidationError } from '@quire/errors';
 import { ADMINISTRATOR, GUEST } from '@quire/permissions';
 
 /**
@@ -46,3 +47,19 @@ export const controller: DocController = {
   },
 };
 
+
+/**
+ * generate_keys(user): a System Manager issues a new API secret for a user (the key is kept if the
+ * user has one). Answers `{"api_secret": …}`; the secret is stored only as a hash.
+ */
+export const generate_keys = whitelist(
+  async (args, ctx) => {
+    if (!ctx.doc.principal.roles.has('System Manager')) throw new PermissionError('', { silent: true });
+    const user = typeof args.user === 'string' ? args.user : '';
+    if (!user) throw new ValidationError('user is required', { title: 'Missing Argument' });
+    const { tenant, changes } = ctx.doc;
+    const keys = await ctx.doc.db.transaction((tx) => generateKeys(tx, tenant, user, ctx.doc.principal.user, changes));
+    return { api_secret: keys.api_secret };
+  },
+  { methods: ['POST'] },
+);

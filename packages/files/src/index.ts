@@ -1,0 +1,1 @@
+export { LocalDiskStore } from './local-disk';
