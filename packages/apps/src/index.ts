@@ -1,2 +1,2 @@
 export * from './whitelist';
-export { loadApps, type AppSource, type LoadedApps } from './loader';
+export { loadApps, docMethodOf, type AppSource, type LoadedApps } from './loader';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ControllerRegistry, type DocController } from '@quire/documents';
 import { parseDefinition, type DocTypeDefinition } from '@quire/meta';
-import { whitelistedOf, type WhitelistedMethod } from './whitelist';
+import { isDocMethod, whitelistedOf, type WhitelistedDocMethod, type WhitelistedMethod } from './whitelist';
 
 /**
  * An app is a folder laid out like a Frappe app: `<module>/doctype/<name>/<name>.json` defines a
@@ -25,6 +25,13 @@ export interface LoadedApps {
   methods: ReadonlyMap<string, WhitelistedMethod>;
   /** Every exported function's dotted path, whitelisted or not (a call to one that is not is a 403, not a 417). */
   functions: ReadonlySet<string>;
+  /** Document methods by DocType (`*`: every DocType), for run_method. */
+  docMethods: ReadonlyMap<string, ReadonlyMap<string, WhitelistedDocMethod>>;
+}
+
+/** The document method `name` of a DocType, its own before the ones every DocType has. */
+export function docMethodOf(apps: LoadedApps, doctype: string, name: string): WhitelistedDocMethod | undefined {
+  return apps.docMethods.get(doctype)?.get(name) ?? apps.docMethods.get('*')?.get(name);
 }
 
 async function walk(dir: string): Promise<string[]> {
@@ -50,6 +57,13 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
   const controllers = new ControllerRegistry();
   const methods = new Map<string, WhitelistedMethod>();
   const functions = new Set<string>();
+  const docMethods = new Map<string, Map<string, WhitelistedDocMethod>>();
+  const addDocMethods = (doctype: string, exported: unknown) => {
+    if (typeof exported !== 'object' || exported === null) return;
+    let table = docMethods.get(doctype);
+    if (!table) docMethods.set(doctype, (table = new Map()));
+    for (const [name, m] of Object.entries(exported)) if (isDocMethod(m)) table.set(name, m);
+  };
   for (const app of apps) {
     const files = await walk(app.root);
     const doctypeOfFolder = new Map<string, string>();
@@ -73,12 +87,14 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
         if (method) methods.set(`${dotted}.${exported}`, method);
       }
       const doctype = doctypeOfFolder.get(path.dirname(file));
-      if (doctype && mod.controller && path.basename(file, '.ts') === path.basename(path.dirname(file))) {
-        controllers.register(doctype, mod.controller as DocController);
+      if (doctype && path.basename(file, '.ts') === path.basename(path.dirname(file))) {
+        if (mod.controller) controllers.register(doctype, mod.controller as DocController);
+        addDocMethods(doctype, mod.methods);
       }
+      addDocMethods('*', mod.documentMethods);
     }
   }
-  return { apps, doctypes: orderForInstall(doctypes), modules, controllers, methods, functions };
+  return { apps, doctypes: orderForInstall(doctypes), modules, controllers, methods, functions, docMethods };
 }
 
 /** Child tables first, then DocTypes whose Links point only at DocTypes already placed, where possible. */

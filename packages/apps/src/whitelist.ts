@@ -48,6 +48,8 @@ export interface MethodResponse {
   setCookie(name: string, value: string, options?: CookieOptions): void;
   clearCookie(name: string): void;
   status(code: number): void;
+  /** frappe.msgprint: a message for the user, sent in `_server_messages`. */
+  msgprint(message: string, title?: string): void;
 }
 
 /** Storage for uploaded files (local disk by default; a cloud store implements the same). */
@@ -103,4 +105,28 @@ export function whitelist<F extends MethodFunction>(fn: F, options: WhitelistOpt
 
 export function whitelistedOf(value: unknown): WhitelistedMethod | undefined {
   return typeof value === 'function' ? (value as Marked)[MARK] : undefined;
+}
+
+// ---- document methods (run_method) ----
+
+/** A method of a document (Frappe's whitelisted Document methods), called as `run_method`. */
+export type DocMethodFunction = (doc: import('@quire/documents').DocData, args: MethodArgs, ctx: MethodContext) => unknown;
+
+export interface WhitelistedDocMethod {
+  readonly fn: DocMethodFunction;
+  /** POST runs with write permission in a transaction; GET only reads (Frappe's execute_doc_method). */
+  readonly methods: ReadonlySet<string>;
+}
+
+/**
+ * Marks a document method callable through `/api/resource/<DocType>/<name>` with `run_method`.
+ * Export them from a DocType's module as `export const methods = { name: whitelistDocMethod(fn) }`;
+ * `documentMethods` exported by any module apply to every DocType (submit, cancel, …).
+ */
+export function whitelistDocMethod(fn: DocMethodFunction, options: { methods?: readonly HttpVerb[] } = {}): WhitelistedDocMethod {
+  return { fn, methods: new Set(options.methods ?? DEFAULT_VERBS) };
+}
+
+export function isDocMethod(value: unknown): value is WhitelistedDocMethod {
+  return typeof value === 'object' && value !== null && typeof (value as WhitelistedDocMethod).fn === 'function' && (value as WhitelistedDocMethod).methods instanceof Set;
 }

@@ -4,6 +4,7 @@ import { GUEST } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
 import { clearCookie, setCookie } from '../http/cookies';
+import { pythonJson } from '../http/python-json';
 import { locals } from '../http/locals';
 import { sendJson } from '../http/respond';
 import { sessionId } from '../middleware/authenticate';
@@ -60,19 +61,22 @@ export function methodArgs(req: Request): MethodArgs {
   return args;
 }
 
-function responder(req: Request, res: Response): { response: MethodResponse; finish(result: unknown): void } {
+function responder(req: Request, res: Response, resultKey: 'message' | 'data'): { response: MethodResponse; finish(result: unknown): void } {
   const extras: Record<string, unknown> = {};
+  const messages: Array<{ message: string; title: string }> = [];
   let status = 200;
   const response: MethodResponse = {
     set: (key, value) => void (extras[key] = value),
     setCookie: (name, value, options) => setCookie(req, res, name, value, options),
     clearCookie: (name) => clearCookie(req, res, name),
     status: (code) => void (status = code),
+    msgprint: (message, title = 'Message') => void messages.push({ message, title }),
   };
   return {
     response,
     finish(result) {
-      const body = result === undefined || result === null ? { ...extras } : { message: result, ...extras };
+      const body: Record<string, unknown> = result === undefined || result === null ? { ...extras } : { [resultKey]: result, ...extras };
+      if (messages.length > 0) body._server_messages = pythonJson(messages.map((m) => pythonJson(m)));
       sendJson(res, status, body);
     },
   };
@@ -89,8 +93,20 @@ export async function callMethod(deps: MethodDependencies, cmd: string, req: Req
   if (principal.user === GUEST && !method.allowGuest) throw notWhitelisted(path);
   if (!method.methods.has(req.method)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
   const args = methodArgs(req);
-  const doc = await platform.context(tenant, principal);
-  const { response, finish } = responder(req, res);
+  const { ctx, finish } = await methodContext(deps, req, res);
+  finish(await method.fn(args, ctx));
+}
+
+/** The context a method (or a document method) runs with, and how its result is answered. */
+export async function methodContext(
+  deps: MethodDependencies,
+  req: Request,
+  res: Response,
+  resultKey: 'message' | 'data' = 'message',
+): Promise<{ ctx: MethodContext; finish(result: unknown): void }> {
+  const { tenant, principal } = locals(res);
+  const doc = await deps.platform.context(tenant, principal);
+  const { response, finish } = responder(req, res, resultKey);
   const ctx: MethodContext = {
     doc,
     verb: req.method,
@@ -104,7 +120,7 @@ export async function callMethod(deps: MethodDependencies, cmd: string, req: Req
     response,
     files: deps.files,
   };
-  finish(await method.fn(args, ctx));
+  return { ctx, finish };
 }
 
 export function methodRouter(deps: MethodDependencies): Router {

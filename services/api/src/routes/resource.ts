@@ -1,12 +1,14 @@
 import { deleteDoc, getDoc, getList, insertDoc, serializeDoc, updateDoc } from '@quire/documents';
-import { MethodNotAllowed, PermissionError } from '@quire/errors';
-import { permittedLevels } from '@quire/permissions';
+import { docMethodOf } from '@quire/apps';
+import { DoesNotExistError, MethodNotAllowed, PermissionError, ValidationError } from '@quire/errors';
+import { hasPermission, permittedLevels } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { formDict, parseJsonParam, requestDocument, type FormDict } from '../http/form-dict';
 import { locals } from '../http/locals';
 import { sendJson } from '../http/respond';
+import { methodArgs, methodContext, type MethodDependencies } from './method';
 
 /**
  * /api/resource/<DocType>[/<name>] (frappe/api/v1.py): the record API every DocType gets. One
@@ -37,7 +39,8 @@ function docName(req: Request): { doctype: string; name: string } {
   return { doctype: p.doctype, name: segments.join('/') };
 }
 
-export function resourceRouter(platform: Platform, settings: { maxPageLength: number }): Router {
+export function resourceRouter(deps: MethodDependencies): Router {
+  const { platform, settings } = deps;
   const router = Router({ strict: false });
 
   const context = (res: Response) => platform.context(locals(res).tenant, locals(res).principal);
@@ -66,7 +69,11 @@ export function resourceRouter(platform: Platform, settings: { maxPageLength: nu
 
   router.get('/:doctype/*name', async (req, res) => {
     const { doctype, name } = docName(req);
-    if (formDict(req).run_method !== undefined) throw new PermissionError('Not permitted', { title: 'Not Permitted' }); // document methods come with the methods issue
+    const fd = formDict(req);
+    if (fd.run_method !== undefined) {
+      await runDocMethod(deps, doctype, name, fd, req, res);
+      return;
+    }
     const ctx = await context(res);
     await respondDoc(res, doctype, await getDoc(ctx, doctype, name));
   });
@@ -88,9 +95,32 @@ export function resourceRouter(platform: Platform, settings: { maxPageLength: nu
     sendJson(res, 202, { data: 'ok' });
   });
 
+  router.post('/:doctype/*name', async (req, res) => {
+    const { doctype, name } = docName(req);
+    await runDocMethod(deps, doctype, name, formDict(req), req, res);
+  });
+
   router.all(['/:doctype', '/:doctype/*name'], () => {
     throw new MethodNotAllowed('Method Not Allowed', { title: 'Method Not Allowed' });
   });
 
   return router;
+}
+
+/**
+ * run_method (frappe/api/v1.py::execute_doc_method): a whitelisted document method, on a document
+ * the caller may read (GET) or write (POST). Answers `{"data": result}`.
+ */
+async function runDocMethod(deps: MethodDependencies, doctype: string, name: string, fd: FormDict, req: Request, res: Response): Promise<void> {
+  const methodName = fd.run_method;
+  if (typeof methodName !== 'string' || methodName === '') throw new ValidationError('run_method is required', { title: 'Missing Argument' });
+  const method = docMethodOf(deps.platform.apps, doctype, methodName);
+  if (!method) throw new DoesNotExistError(`Method ${methodName} not found`, { title: 'Not Found' });
+  if (!method.methods.has(req.method)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
+  const { ctx, finish } = await methodContext(deps, req, res, 'data');
+  const doc = await getDoc(ctx.doc, doctype, name);
+  const meta = ctx.doc.meta.require(doctype);
+  if (req.method !== 'GET' && !hasPermission(meta, ctx.doc.principal, 'write', doc)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
+  const { run_method: _r, ...args } = methodArgs(req);
+  finish(await method.fn(doc, args, ctx));
 }
