@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadPlatformConfig } from '@quire/config';
 import { migrate } from './commands/migrate';
 import { serve } from './commands/serve';
-import { tenantCreate, tenantDrop, tenantList } from './commands/tenant';
+import { tenantCreate, tenantDrop, tenantList, tenantSet } from './commands/tenant';
 import { keysGenerate, userCreate } from './commands/user';
 import { print, printError, UsageError, type CommandResult } from './output';
 import { openRuntime, type Runtime } from './runtime';
@@ -13,6 +13,7 @@ const USAGE = `usage: quire <command> [options] [--json]
   tenant create <name> [--domain HOST]... [--admin-password P]
   tenant list
   tenant drop <name> --yes
+  tenant set <name> --allow-cors ORIGIN...   CORS origins allowed with credentials (* for any)
   user create --tenant T --email E [--password P] [--roles "R1,R2"] [--first-name N]
   keys generate --tenant T --user U
   serve [api]                               run the API (npm start)
@@ -27,6 +28,7 @@ function parse(argv: string[]) {
       json: { type: 'boolean', default: false },
       domain: { type: 'string', multiple: true, default: [] },
       'admin-password': { type: 'string' },
+      'allow-cors': { type: 'string', multiple: true },
       tenant: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
@@ -68,6 +70,7 @@ export async function main(argv: string[]): Promise<number> {
       'tenant create': (rt) => tenantCreate(rt, arg, o.domain ?? [], o['admin-password']),
       'tenant list': (rt) => tenantList(rt),
       'tenant drop': (rt) => tenantDrop(rt, arg, o.yes ?? false),
+      'tenant set': (rt) => tenantSet(rt, arg, o['allow-cors']),
       'user create': (rt) => userCreate(rt, { tenant: o.tenant, email: o.email, password: o.password, roles: o.roles, firstName: o['first-name'] }),
       'keys generate': (rt) => keysGenerate(rt, o.tenant, o.user),
     };

@@ -1,4 +1,4 @@
-import { createTenant, dropTenant } from '@quire/tenancy';
+import { createTenant, dropTenant, updateTenantConfig } from '@quire/tenancy';
 import type { CommandResult } from '../output';
 import { UsageError } from '../output';
 import type { Runtime } from '../runtime';
@@ -31,4 +31,12 @@ export async function tenantDrop(rt: Runtime, name: string | undefined, yes: boo
   if (!yes) throw new UsageError(`Dropping ${name} deletes all of its data; add --yes to confirm`);
   await dropTenant(rt.platform, name);
   return { json: { dropped: name }, text: `Dropped tenant ${name}` };
+}
+
+/** `tenant set <name> --allow-cors ORIGIN…`: the tenant's settings (`--allow-cors ""` clears the list). */
+export async function tenantSet(rt: Runtime, name: string | undefined, allowCors: string[] | undefined): Promise<CommandResult> {
+  if (!name || allowCors === undefined) throw new UsageError('usage: quire tenant set <name> --allow-cors ORIGIN [--allow-cors ORIGIN]... [--json]');
+  const origins = allowCors.filter((o) => o !== '');
+  const config = await updateTenantConfig(rt.platform, name, { allow_cors: origins });
+  return { json: { name, config }, text: `Tenant ${name}: allow_cors = ${origins.length ? origins.join(', ') : '(none)'}` };
 }

@@ -2,7 +2,7 @@ import { generateKeys, type ApiCredentials } from '@quire/auth';
 import { ident, pgErrorInfo, PG, publishInvalidation } from '@quire/db';
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { ADMINISTRATOR } from '@quire/permissions';
-import { normalizeHost } from './directory';
+import { normalizeHost, type TenantConfig } from './directory';
 import { installTenant } from './install';
 import type { Platform } from './platform';
 
@@ -68,4 +68,19 @@ export async function dropTenant(platform: Platform, name: string): Promise<void
   });
   await platform.tenants.refresh();
   platform.forget(name);
+}
+
+/** Changes a tenant's settings (e.g. `allow_cors`); every process picks them up at once. */
+export async function updateTenantConfig(platform: Platform, name: string, patch: Partial<TenantConfig>): Promise<TenantConfig> {
+  const config = await platform.db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ config: string }>(
+      `UPDATE quire.tenants SET "config" = "config" || $2::jsonb WHERE "name" = $1 RETURNING "config"`,
+      [name, JSON.stringify(patch)],
+    );
+    if (!rows[0]) throw new DoesNotExistError(`Tenant ${name} not found`);
+    await publishInvalidation(tx, { topic: 'tenant', tenant: name });
+    return (typeof rows[0].config === 'string' ? JSON.parse(rows[0].config) : rows[0].config) as TenantConfig;
+  });
+  await platform.tenants.refresh();
+  return config;
 }
