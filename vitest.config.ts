@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{packages,services,apps,cli}/*/test/**/*.test.ts', 'cli/test/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['{packages,services,apps,cli}/*/test/**/*.test.ts', 'cli/test/**/*.test.ts', 'tests/**/*.test.{ts,tsx}'],
     globalSetup: ['tests/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,

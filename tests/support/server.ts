@@ -20,8 +20,8 @@ export interface TestServer {
   port: number;
   platform: Platform;
   db: PgDatabase;
-  /** A fresh tenant with its Administrator's credentials. */
-  tenant(prefix?: string): Promise<TestTenant>;
+  /** A fresh tenant with its Administrator's credentials (`name` picks the exact name). */
+  tenant(prefix?: string, name?: string): Promise<TestTenant>;
   close(): Promise<void>;
 }
 
@@ -105,8 +105,8 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     port: running.port,
     platform,
     db,
-    async tenant(prefix = 't') {
-      const created = await createTenant(platform, { name: uniqueName(prefix) });
+    async tenant(prefix = 't', name?: string) {
+      const created = await createTenant(platform, { name: name ?? uniqueName(prefix) });
       const auth = `token ${created.api_key}:${created.api_secret}`;
       return { ...created, auth, call: (method, path, o = {}) => call(url, created.name, method, path, { auth, ...o }) };
     },
