@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadApiConfig, startApiServer, type ApiConfig } from '@quire/api';
@@ -12,6 +13,8 @@ interface DemoCredentials {
   tenant: string;
   api_key: string;
   api_secret: string;
+  /** The Administrator's login password (local demo only). */
+  admin_password: string;
 }
 
 /**
@@ -27,8 +30,9 @@ async function ensureDemoTenant(rt: Runtime, config: ApiConfig): Promise<DemoCre
       return undefined;
     }
   }
-  const created = await createTenant(rt.platform, { name: DEMO_TENANT });
-  const creds: DemoCredentials = { tenant: created.name, api_key: created.api_key, api_secret: created.api_secret };
+  const adminPassword = randomBytes(9).toString('base64url');
+  const created = await createTenant(rt.platform, { name: DEMO_TENANT, adminPassword });
+  const creds: DemoCredentials = { tenant: created.name, api_key: created.api_key, api_secret: created.api_secret, admin_password: adminPassword };
   fs.writeFileSync(file, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
   return creds;
 }
