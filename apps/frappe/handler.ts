@@ -58,3 +58,15 @@ export const logout = whitelist(
   },
   { allowGuest: true },
 );
+
+// ------------------------------------------------------------------------------------ upload_file
+// (imports are hoisted; kept beside the one export that needs them)
+import { uploadFile } from './core/doctype/file/file';
+
+/**
+ * upload_file (multipart `file`, or `file_url` / `library_file_name`; `is_private`, `folder`,
+ * `doctype` + `docname` [+ `fieldname`], `file_name`): saves a File and answers
+ * `{"message": {…File…}}` with `file_url` `/files/<name>` or `/private/files/<name>`. POST only;
+ * Guest may call it but is refused (Frappe allows guest uploads only by a System Setting, off by default).
+ */
+export const upload_file = whitelist((args, ctx) => uploadFile(args, ctx), { methods: ['POST'], allowGuest: true });

@@ -3,6 +3,7 @@ import { loadApps, type AppSource } from '@quire/apps';
 import type { PlatformConfig } from '@quire/config';
 import { openDatabase, type Database } from '@quire/db';
 import { frappeApp } from '@quire/frappe';
+import { LocalDiskStore } from '@quire/files';
 import { Platform } from '@quire/tenancy';
 
 /** App specifiers from QUIRE_APPS: `frappe` is built in; anything else is a path to an app folder. */
@@ -36,6 +37,7 @@ export async function openRuntime(config: PlatformConfig, applicationName = 'qui
     const platform = await Platform.open({
       db,
       apps,
+      files: new LocalDiskStore(config.filesDir),
       baseDomain: config.baseDomain,
       defaultTenant: config.defaultTenant,
       refreshIntervalMs: config.cacheRefreshIntervalMs,

@@ -6,6 +6,7 @@ import { startApiServer, type ApiConfig } from '@quire/api';
 import { loadApps, type LoadedApps } from '@quire/apps';
 import { loadPlatformConfig } from '@quire/config';
 import { PgDatabase } from '@quire/db';
+import { LocalDiskStore } from '@quire/files';
 import { frappeApp } from '@quire/frappe';
 import { createTenant, Platform, type CreatedTenant } from '@quire/tenancy';
 import pino from 'pino';
@@ -80,6 +81,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
   await Platform.migratePlatform(db);
   const platform = await Platform.open({
     db,
+    files: new LocalDiskStore(fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-'))),
     apps: options.apps ? await loadApps([frappeApp, ...options.apps.map((root) => ({ name: path.basename(root), root }))]) : await testApps(),
     ...(options.sessionExpirySeconds !== undefined ? { sessionExpirySeconds: options.sessionExpirySeconds } : {}),
     baseDomain: 'localhost',
@@ -95,7 +97,6 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     maxPageLength: options.maxPageLength ?? 1000,
     maxBodySize: '1mb',
     trustProxy: false,
-    filesDir: fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-')),
     maxFileSize: options.maxFileSize ?? 1024 * 1024,
   };
   const running = await startApiServer(platform, config, pino({ level: 'silent' }));

@@ -8,7 +8,7 @@ export async function migrate(rt: Runtime): Promise<CommandResult> {
   await rt.platform.tenants.refresh();
   const tenants: Record<string, string[]> = {};
   for (const t of rt.platform.tenants.list()) {
-    tenants[t.name] = await migrateTenant(rt.db, t, rt.platform.apps, rt.platform.changes);
+    tenants[t.name] = await migrateTenant(rt.db, t, rt.platform.apps, rt.platform);
   }
   const changed = Object.entries(tenants).filter(([, c]) => c.length > 0);
   return {

@@ -1,4 +1,6 @@
-import type { DocContext } from '@quire/documents';
+import type { DocContext, FileStore } from '@quire/documents';
+
+export type { FileStore };
 
 /**
  * Whitelisting (frappe.whitelist): a function is callable over /api/method only when its module
@@ -52,15 +54,6 @@ export interface MethodResponse {
   msgprint(message: string, title?: string): void;
 }
 
-/** Storage for uploaded files (local disk by default; a cloud store implements the same). */
-export interface FileStore {
-  /** Stores bytes under a key (overwriting). */
-  put(key: string, data: Buffer, contentType: string): Promise<void>;
-  /** The bytes under a key, or undefined. */
-  get(key: string): Promise<Buffer | undefined>;
-  delete(key: string): Promise<void>;
-}
-
 /** What a method receives besides its arguments. */
 export interface MethodContext {
   doc: DocContext;
@@ -69,7 +62,6 @@ export interface MethodContext {
   settings: MethodSettings;
   request: MethodRequest;
   response: MethodResponse;
-  files: FileStore;
 }
 
 export interface MethodSettings {

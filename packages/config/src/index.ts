@@ -19,6 +19,7 @@ const platformSchema = z.object({
     .optional()
     .transform((v) => (v === '' ? undefined : v)),
   QUIRE_DATA_DIR: z.string().default('.quire/data'),
+  QUIRE_FILES_DIR: z.string().default('.quire/files'),
   QUIRE_APPS: z.string().default('frappe'),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
@@ -35,6 +36,8 @@ export interface PlatformConfig {
   defaultTenant: string | undefined;
   /** The embedded database's folder, used when there is no DATABASE_URL. */
   dataDir: string;
+  /** Where the local-disk file store keeps uploads. */
+  filesDir: string;
   /** App specifiers: `frappe` (built in) or a path to an app folder. */
   apps: string[];
   dbPoolSize: number;
@@ -54,6 +57,7 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
     baseDomain: c.BASE_DOMAIN,
     defaultTenant: c.DEFAULT_TENANT,
     dataDir: path.resolve(c.QUIRE_DATA_DIR),
+    filesDir: path.resolve(c.QUIRE_FILES_DIR),
     apps: c.QUIRE_APPS.split(',').map((s) => s.trim()).filter(Boolean),
     dbPoolSize: c.DB_POOL_SIZE,
     dbStatementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,

@@ -16,6 +16,17 @@ export interface DocContext {
   controllers: ControllerRegistry;
   /** Where writes report changes that caches elsewhere depend on. */
   changes: ChangeNotifier;
+  /** Where uploaded files' bytes live (File documents point at them). */
+  files: FileStore;
+}
+
+/** Storage for uploaded files (local disk by default; a cloud store implements the same three calls). */
+export interface FileStore {
+  /** Stores bytes under a key (overwriting). */
+  put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /** The bytes under a key, or undefined. */
+  get(key: string): Promise<Buffer | undefined>;
+  delete(key: string): Promise<void>;
 }
 
 

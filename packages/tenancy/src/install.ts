@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { LoadedApps } from '@quire/apps';
 import { authTableDDL, hashPassword, loginAttemptsTableDDL, sessionsTableDDL, storeSecretHash } from '@quire/auth';
 import { ident, qualified, type Executor, type Transaction } from '@quire/db';
-import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData } from '@quire/documents';
+import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData, type FileStore } from '@quire/documents';
 import { buildTenantMeta, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
 import { ADMINISTRATOR, GUEST, makePrincipal } from '@quire/permissions';
 
@@ -44,8 +44,14 @@ const STANDARD_ROLES: Array<{ role_name: string; desk_access: number }> = [
   { role_name: 'Desk User', desk_access: 1 },
 ];
 
-function installContext(db: Executor, tenant: TenantRef, apps: LoadedApps, definitions: DocTypeDefinition[], changes: ChangeNotifier): DocContext {
-  return { db, tenant, meta: buildTenantMeta(tenant.schema, definitions), principal: ADMIN_PRINCIPAL, controllers: apps.controllers, changes };
+/** What installing needs of the platform: its caches' notifier and its file store. */
+export interface InstallServices {
+  changes: ChangeNotifier;
+  files: FileStore;
+}
+
+function installContext(db: Executor, tenant: TenantRef, apps: LoadedApps, definitions: DocTypeDefinition[], services: InstallServices): DocContext {
+  return { db, tenant, meta: buildTenantMeta(tenant.schema, definitions), principal: ADMIN_PRINCIPAL, controllers: apps.controllers, ...services };
 }
 
 export interface InstallOptions {
@@ -53,14 +59,14 @@ export interface InstallOptions {
 }
 
 /** Creates everything a new tenant's schema holds, in one transaction (or the caller's). */
-export function installTenant(db: Executor, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier, options: InstallOptions = {}): Promise<void> {
-  return db.transaction((tx) => install(tx, tenant, apps, changes, options));
+export function installTenant(db: Executor, tenant: TenantRef, apps: LoadedApps, services: InstallServices, options: InstallOptions = {}): Promise<void> {
+  return db.transaction((tx) => install(tx, tenant, apps, services, options));
 }
 
-async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier, options: InstallOptions): Promise<void> {
+async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, services: InstallServices, options: InstallOptions): Promise<void> {
   await tx.query(`CREATE SCHEMA ${ident(tenant.schema)}`);
   for (const sql of systemTableStatements(tenant.schema)) await tx.query(sql);
-  const ctx = installContext(tx, tenant, apps, apps.doctypes, changes);
+  const ctx = installContext(tx, tenant, apps, apps.doctypes, services);
   // The tables that hold DocTypes must exist before the first DocType document is stored.
   for (const name of ['DocType', 'DocField', 'DocPerm']) {
     for (const sql of createTableStatements(ctx.meta.require(name))) await tx.query(sql);
@@ -70,11 +76,11 @@ async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, cha
 }
 
 /** Brings an existing tenant's standard DocTypes and records up to the loaded apps'. Returns the DocTypes changed. */
-export function migrateTenant(db: Executor, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier): Promise<string[]> {
-  return db.transaction((tx) => migrate(tx, tenant, apps, changes));
+export function migrateTenant(db: Executor, tenant: TenantRef, apps: LoadedApps, services: InstallServices): Promise<string[]> {
+  return db.transaction((tx) => migrate(tx, tenant, apps, services));
 }
 
-async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, changes: ChangeNotifier): Promise<string[]> {
+async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, services: InstallServices): Promise<string[]> {
   for (const sql of systemTableStatements(tenant.schema)) await tx.query(sql);
   const current = await loadDefinitions(tx, tenant.schema);
   const stored = new Map(
@@ -84,7 +90,7 @@ async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, cha
   );
   const standard = new Map(apps.doctypes.map((d) => [d.name, d]));
   const target = [...current.filter((d) => !standard.has(d.name)), ...apps.doctypes];
-  const ctx = installContext(tx, tenant, apps, target, changes);
+  const ctx = installContext(tx, tenant, apps, target, services);
   const changed: string[] = [];
   for (const def of apps.doctypes) {
     if (!stored.has(def.name)) {

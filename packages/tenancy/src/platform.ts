@@ -1,7 +1,7 @@
 import type { LoadedApps } from '@quire/apps';
 import { ApiKeyAuthenticator, SessionAuthenticator } from '@quire/auth';
 import { runMigrations, subscribeInvalidations, type Database, type InvalidationMessage, type Unlisten } from '@quire/db';
-import type { DocContext } from '@quire/documents';
+import type { DocContext, FileStore } from '@quire/documents';
 import { MetaRegistry } from '@quire/meta';
 import type { Principal } from '@quire/permissions';
 import { PlatformChanges } from './changes';
@@ -11,6 +11,8 @@ import { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 export interface PlatformOptions {
   db: Database;
   apps: LoadedApps;
+  /** Where uploaded files' bytes live. */
+  files: FileStore;
   baseDomain: string;
   defaultTenant?: string | undefined;
   /** How often the registry is re-read in case a notification was missed. */
@@ -33,12 +35,14 @@ export class Platform {
   readonly apiKeys: ApiKeyAuthenticator;
   readonly sessions: SessionAuthenticator;
   readonly changes: PlatformChanges;
+  readonly files: FileStore;
   private unlisten: Unlisten | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly options: PlatformOptions) {
     this.db = options.db;
     this.apps = options.apps;
+    this.files = options.files;
     this.tenants = new TenantDirectory(options.db, { baseDomain: options.baseDomain, defaultTenant: options.defaultTenant });
     this.metas = new MetaRegistry(options.db);
     this.apiKeys = new ApiKeyAuthenticator(options.db, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
@@ -108,7 +112,7 @@ export class Platform {
   /** The context document operations of one request run with. */
   async context(tenant: Tenant, principal: Principal): Promise<DocContext> {
     const meta = this.metas.peek(tenant) ?? (await this.metas.get(tenant));
-    return { db: this.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes };
+    return { db: this.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes, files: this.files };
   }
 
   async close(): Promise<void> {

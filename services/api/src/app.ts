@@ -3,7 +3,6 @@ import type { Platform } from '@quire/tenancy';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { ApiConfig } from './config';
-import type { FileStore } from '@quire/apps';
 import { formDict } from './http/form-dict';
 import { cors } from './middleware/cors';
 import { csrf } from './middleware/csrf';
@@ -12,13 +11,13 @@ import { bodyParsers } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { resolveTenant } from './middleware/tenant';
+import { filesRouter } from './routes/files';
 import { callMethod, methodRouter } from './routes/method';
 import { resourceRouter } from './routes/resource';
 
 export interface ApiAppOptions {
   platform: Platform;
   config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'trustProxy' | 'maxFileSize'> & { production: boolean };
-  files: FileStore;
   logger: Logger;
 }
 
@@ -26,23 +25,24 @@ export interface ApiAppOptions {
  * The API service's express app: request id -> tenant -> body -> caller -> route, and one error
  * handler that renders Frappe's envelope. Routes are generic; none exists per DocType.
  */
-export function createApiApp({ platform, config, files, logger }: ApiAppOptions): Express {
+export function createApiApp({ platform, config, logger }: ApiAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
 
   const settings = { maxPageLength: config.maxPageLength, sessionExpirySeconds: platform.sessionExpirySeconds, maxFileSize: config.maxFileSize };
-  const methods = { platform, settings, files };
+  const methods = { platform, settings };
   app.use(requestId);
   app.use(resolveTenant(platform));
   app.use(cors);
   app.use(bodyParsers(config.maxBodySize, config.maxFileSize));
   app.use(authenticate(platform));
   app.use(csrf);
+  app.use(filesRouter(platform));
 
   // /api and /api/v1 are the same API (frappe/api/__init__.py).
-  app.use(['/api/resource', '/api/v1/resource'], resourceRouter(platform, settings));
+  app.use(['/api/resource', '/api/v1/resource'], resourceRouter(methods));
   app.use(['/api/method', '/api/v1/method'], methodRouter(methods));
   // Legacy RPC: `POST /` or `GET /?cmd=…` is /api/method/<cmd> (frappe/app.py).
   app.all('/', async (req, res, next) => {

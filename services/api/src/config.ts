@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { loadPlatformConfig, parse, type PlatformConfig } from '@quire/config';
 import { z } from 'zod';
 
@@ -8,7 +7,6 @@ const apiSchema = z.object({
   LIST_MAX_PAGE_LENGTH: z.coerce.number().int().min(1).default(100_000),
   MAX_BODY_SIZE: z.string().default('25mb'),
   TRUST_PROXY: z.string().default('false'),
-  QUIRE_FILES_DIR: z.string().default('.quire/files'),
   MAX_FILE_SIZE: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
 });
 
@@ -22,8 +20,6 @@ export interface ApiConfig {
   maxBodySize: string;
   /** express' `trust proxy` setting: false, true, a hop count or a list of addresses. */
   trustProxy: boolean | number | string;
-  /** Where the local-disk file store keeps uploads. */
-  filesDir: string;
   /** Largest upload accepted, in bytes (Frappe's max_file_size, 25 MiB). */
   maxFileSize: number;
 }
@@ -38,7 +34,6 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     maxPageLength: c.LIST_MAX_PAGE_LENGTH,
     maxBodySize: c.MAX_BODY_SIZE,
     trustProxy: tp === 'true' ? true : tp === 'false' ? false : /^\d+$/.test(tp) ? Number(tp) : c.TRUST_PROXY,
-    filesDir: path.resolve(c.QUIRE_FILES_DIR),
     maxFileSize: c.MAX_FILE_SIZE,
   };
 }

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LocalDiskStore } from '@quire/files';
 import type { Platform } from '@quire/tenancy';
 import type { Logger } from 'pino';
 import { createApiApp } from './app';
@@ -14,12 +13,7 @@ export interface RunningServer {
 
 /** Starts the API service's HTTP server on `config.port` (0 picks a free port). */
 export async function startApiServer(platform: Platform, config: ApiConfig, logger: Logger): Promise<RunningServer> {
-  const app = createApiApp({
-    platform,
-    config: { ...config, production: config.platform.production },
-    files: new LocalDiskStore(config.filesDir),
-    logger,
-  });
+  const app = createApiApp({ platform, config: { ...config, production: config.platform.production }, logger });
   const server = http.createServer(app);
   // Longer than common load balancers' idle timeouts, so they close idle connections first.
   server.keepAliveTimeout = 65_000;

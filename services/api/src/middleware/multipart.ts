@@ -11,7 +11,8 @@ export function multipart(maxFileSize: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: maxFileSize, files: 20, fields: 1000, fieldSize: 1024 * 1024 } });
+      // busboy stops a file when it reaches the limit; a file of exactly maxFileSize is allowed.
+      parser = busboy({ headers: req.headers, limits: { fileSize: maxFileSize + 1, files: 20, fields: 1000, fieldSize: 1024 * 1024 } });
     } catch {
       next(new ValidationError('Invalid multipart request', { title: 'Invalid Request' }));
       return;

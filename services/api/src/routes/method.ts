@@ -1,4 +1,4 @@
-import type { FileStore, MethodArgs, MethodContext, MethodResponse, MethodSettings, UploadedFile, WhitelistedMethod } from '@quire/apps';
+import type { MethodArgs, MethodContext, MethodResponse, MethodSettings, UploadedFile, WhitelistedMethod } from '@quire/apps';
 import { PermissionError, ValidationError, type FrappeError } from '@quire/errors';
 import { GUEST } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
@@ -18,7 +18,6 @@ import { sessionId } from '../middleware/authenticate';
 export interface MethodDependencies {
   platform: Platform;
   settings: MethodSettings;
-  files: FileStore;
 }
 
 function resolve(platform: Platform, cmd: string): { path: string; method: WhitelistedMethod | undefined } {
@@ -118,7 +117,6 @@ export async function methodContext(
       sessionId: sessionId(req),
     },
     response,
-    files: deps.files,
   };
   return { ctx, finish };
 }

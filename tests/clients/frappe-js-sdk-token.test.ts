@@ -1,0 +1,23 @@
+import { FrappeApp } from 'frappe-js-sdk';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { everyMethod, prepareTenant } from './js-sdk-every-method';
+
+/** Every frappe-js-sdk method with token auth (`Authorization: token key:secret`), from Node. */
+
+let server: TestServer;
+let t: TestTenant;
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.tenant('sdktok');
+  await prepareTenant(t);
+});
+afterAll(() => server.close());
+
+describe('frappe-js-sdk with token auth', () => {
+  everyMethod(
+    () => new FrappeApp(server.url, { useToken: true, type: 'token', token: () => `${t.api_key}:${t.api_secret}` }, undefined, { 'X-Frappe-Site-Name': t.name }),
+    () => 'Administrator',
+    (name, text) => new File([text], name, { type: 'text/plain' }),
+  );
+});
