@@ -1,4 +1,4 @@
-import { whitelist, type MethodArgs } from '@quire/apps';
+import { decodeJsonArg, isPlainObject, whitelist, type MethodArgs } from '@quire/apps';
 import {
   deleteDoc,
   getCount,
@@ -67,24 +67,12 @@ function sbool(value: unknown): boolean {
   return pyTruthy(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-/** A JSON text is decoded (417 naming the argument when malformed); anything else is returned as is. */
-function decodeJson(name: string, value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    throw new ValidationError(`Invalid JSON in ${name}`, { title: 'Invalid Request' });
-  }
-}
 
 /** A document argument: an object or the JSON text of one. */
 function docArg(name: string, value: unknown): DocData {
   if (value === undefined || value === null || value === '') missing(name);
-  const decoded = decodeJson(name, value);
+  const decoded = decodeJsonArg(name, value);
   if (!isPlainObject(decoded)) throw new ValidationError(`${name} must be a JSON object`, { title: 'Invalid Request' });
   return { ...decoded };
 }
@@ -92,7 +80,7 @@ function docArg(name: string, value: unknown): DocData {
 /** A list argument: an array or the JSON text of one. */
 function listArg(name: string, value: unknown): unknown[] {
   if (value === undefined || value === null || value === '') missing(name);
-  const decoded = decodeJson(name, value);
+  const decoded = decodeJsonArg(name, value);
   if (!Array.isArray(decoded)) throw new ValidationError(`${name} must be a JSON list`, { title: 'Invalid Request' });
   return decoded;
 }

@@ -1,4 +1,4 @@
-import { whitelist, type MethodArgs } from '@quire/apps';
+import { decodeJsonArg, whitelist, type MethodArgs } from '@quire/apps';
 import { DataError, FrappeTypeError, ValidationError } from '@quire/errors';
 import { ident } from '@quire/db';
 import type { Meta } from '@quire/meta';
@@ -56,19 +56,11 @@ function searchField(meta: Meta, hidden: ReadonlySet<string>, value: unknown): s
   return value;
 }
 
-function decodeJson(name: string, value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    throw new ValidationError(`Invalid JSON in ${name}`, { title: 'Invalid Request' });
-  }
-}
 
 /** `filters` as a list of tuples, so the automatic ones can be added (Frappe's make_filter_tuple for a dict). */
 function filterList(value: unknown): unknown[] {
   if (value === undefined || value === null || value === '') return [];
-  const decoded = decodeJson('filters', value);
+  const decoded = decodeJsonArg('filters', value);
   if (decoded === null) return [];
   if (Array.isArray(decoded)) return decoded.length > 0 && typeof decoded[0] === 'string' ? [decoded] : [...decoded];
   if (typeof decoded === 'object') {

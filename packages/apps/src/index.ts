@@ -1,2 +1,3 @@
 export * from './whitelist';
 export { loadApps, docMethodOf, type AppSource, type LoadedApps } from './loader';
+export { decodeJsonArg, isPlainObject } from './args';
