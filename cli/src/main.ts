@@ -16,7 +16,7 @@ const USAGE = `usage: quire <command> [options] [--json]
   tenant set <name> --allow-cors ORIGIN...   CORS origins allowed with credentials (* for any)
   user create --tenant T --email E [--password P] [--roles "R1,R2"] [--first-name N]
   keys generate --tenant T --user U
-  serve [api]                               run the API (npm start)
+  serve [api|webhooks]                      run one service, or all of them (npm start)
 
 Environment: DATABASE_URL (else an embedded database in QUIRE_DATA_DIR), PORT, BASE_DOMAIN, DEFAULT_TENANT.`;
 

@@ -4,7 +4,7 @@ import type { PlatformConfig } from '@quire/config';
 import { openDatabase, type Database } from '@quire/db';
 import { frappeApp } from '@quire/frappe';
 import { LocalDiskStore } from '@quire/files';
-import { Platform } from '@quire/tenancy';
+import { loadSecretBox, Platform } from '@quire/tenancy';
 
 /** App specifiers from QUIRE_APPS: `frappe` is built in; anything else is a path to an app folder. */
 export function appSources(specs: string[]): AppSource[] {
@@ -38,6 +38,7 @@ export async function openRuntime(config: PlatformConfig, applicationName = 'qui
       db,
       apps,
       files: new LocalDiskStore(config.filesDir),
+      secrets: await loadSecretBox(db, config.encryptionKey),
       baseDomain: config.baseDomain,
       defaultTenant: config.defaultTenant,
       refreshIntervalMs: config.cacheRefreshIntervalMs,

@@ -8,7 +8,9 @@ import { loadPlatformConfig } from '@quire/config';
 import { PgDatabase } from '@quire/db';
 import { LocalDiskStore } from '@quire/files';
 import { frappeApp } from '@quire/frappe';
-import { createTenant, Platform, type CreatedTenant } from '@quire/tenancy';
+import { createTenant, loadSecretBox, Platform, type CreatedTenant } from '@quire/tenancy';
+import { webhookCapture } from '@quire/webhooks';
+import { startWebhooksService, type WebhooksConfig, type WebhooksService } from '@quire/webhooks-service';
 import pino from 'pino';
 import { inject } from 'vitest';
 
@@ -21,6 +23,8 @@ export interface TestServer {
   port: number;
   platform: Platform;
   db: PgDatabase;
+  /** The in-process webhook delivery, when the server was started with `webhooks`. */
+  webhooks: WebhooksService | undefined;
   /** A fresh tenant with its Administrator's credentials (`name` picks the exact name). */
   tenant(prefix?: string, name?: string): Promise<TestTenant>;
   close(): Promise<void>;
@@ -74,6 +78,8 @@ export interface ServerOptions {
   sessionExpirySeconds?: number;
   /** Extra app folders to load besides frappe (test apps with hooks and methods). */
   apps?: string[];
+  /** Capture webhook events and deliver them in-process (the `npm start` mode). */
+  webhooks?: Partial<Pick<WebhooksConfig, 'allowNets' | 'retry' | 'sweepIntervalMs' | 'concurrency' | 'leaseMarginMs'>>;
 }
 
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
@@ -82,7 +88,9 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
   const platform = await Platform.open({
     db,
     files: new LocalDiskStore(fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-'))),
-    apps: options.apps ? await loadApps([frappeApp, ...options.apps.map((root) => ({ name: path.basename(root), root }))]) : await testApps(),
+    secrets: await loadSecretBox(db, undefined),
+    // A server that registers controllers of its own (webhook capture) gets its own app registry.
+    apps: options.apps || options.webhooks ? await loadApps([frappeApp, ...(options.apps ?? []).map((root) => ({ name: path.basename(root), root }))]) : await testApps(),
     ...(options.sessionExpirySeconds !== undefined ? { sessionExpirySeconds: options.sessionExpirySeconds } : {}),
     baseDomain: 'localhost',
     defaultTenant: options.defaultTenant,
@@ -99,6 +107,24 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     trustProxy: false,
     maxFileSize: options.maxFileSize ?? 1024 * 1024,
   };
+  let webhooks: WebhooksService | undefined;
+  if (options.webhooks) {
+    const hooksConfig: WebhooksConfig = {
+      platform: base,
+      redisUrl: undefined,
+      allowNets: [],
+      concurrency: 8,
+      sweepIntervalMs: 50,
+      lockDurationMs: 15_000,
+      leaseMarginMs: 10_000,
+      retry: { baseDelayMs: 100, maxDelayMs: 2000, maxAgeMs: 60_000, jitter: 0 },
+      port: 0,
+      ...options.webhooks,
+    };
+    webhooks = await startWebhooksService(platform, hooksConfig, pino({ level: 'silent' }), false);
+    const service = webhooks;
+    platform.apps.controllers.register('*', webhookCapture({ onCommitted: () => service.wake() }));
+  }
   const running = await startApiServer(platform, config, pino({ level: 'silent' }));
   const url = `http://127.0.0.1:${running.port}`;
   return {
@@ -111,8 +137,10 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       const auth = `token ${created.api_key}:${created.api_secret}`;
       return { ...created, auth, call: (method, path, o = {}) => call(url, created.name, method, path, { auth, ...o }) };
     },
+    webhooks,
     async close() {
       await running.close();
+      await webhooks?.close();
       await platform.close();
       await db.close();
     },

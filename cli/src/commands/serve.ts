@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadApiConfig, startApiServer, type ApiConfig } from '@quire/api';
+import { loadApiConfig, startApiServer, type ApiConfig, type RunningServer } from '@quire/api';
 import { createTenant } from '@quire/tenancy';
-import pino from 'pino';
+import { QueueProducer, webhookCapture } from '@quire/webhooks';
+import { loadWebhooksConfig, startWebhooksService, type WebhooksService } from '@quire/webhooks-service';
+import pino, { type Logger } from 'pino';
 import { UsageError } from '../output';
 import { openRuntime, type Runtime } from '../runtime';
 
@@ -37,31 +39,57 @@ async function ensureDemoTenant(rt: Runtime, config: ApiConfig): Promise<DemoCre
   return creds;
 }
 
-/** `quire serve [api]`: runs the API service until SIGINT/SIGTERM. */
-export async function serve(service: string | undefined): Promise<void> {
-  if (service !== undefined && service !== 'api') {
-    throw new UsageError(`The ${service} service is not part of this release yet; \`quire serve\` and \`quire serve api\` run the API.`);
+const SERVICES = ['api', 'webhooks'] as const;
+type Service = (typeof SERVICES)[number];
+
+/**
+ * `quire serve [api|webhooks]`: one service, or (no argument, `npm start`) every service in this
+ * process. Runs until SIGINT/SIGTERM.
+ */
+export async function serve(which: string | undefined): Promise<void> {
+  if (which !== undefined && !(SERVICES as readonly string[]).includes(which)) {
+    throw new UsageError(`The ${which} service is not part of this release yet; \`quire serve [api|webhooks]\` runs what there is.`);
   }
-  const config = loadApiConfig();
-  const logger = pino({ level: config.platform.logLevel, base: { service: 'api' } }, pino.destination(2));
-  const rt = await openRuntime(config.platform, 'quire-api');
-  const demo = config.platform.databaseUrl ? undefined : await ensureDemoTenant(rt, config);
-  const server = await startApiServer(rt.platform, config, logger);
-  const where = config.platform.databaseUrl ? 'Postgres at DATABASE_URL' : `the embedded database in ${path.relative(process.cwd(), config.platform.dataDir) || '.'}`;
-  const lines = [`Quire API listening on port ${server.port} (${where})`];
-  if (demo) {
-    lines.push(
-      'Try it:',
-      `  curl -H "Authorization: token ${demo.api_key}:${demo.api_secret}" http://${demo.tenant}.${config.platform.baseDomain}:${server.port}/api/resource/ToDo`,
+  const run = new Set<Service>(which ? [which as Service] : SERVICES);
+  const apiConfig = loadApiConfig();
+  const hooksConfig = loadWebhooksConfig();
+  const logger: Logger = pino({ level: apiConfig.platform.logLevel, base: { service: which ?? 'all' } }, pino.destination(2));
+  const rt = await openRuntime(apiConfig.platform, `quire-${which ?? 'all'}`);
+
+  let webhooks: WebhooksService | undefined;
+  let producer: QueueProducer | undefined;
+  let api: RunningServer | undefined;
+  if (run.has('webhooks')) webhooks = await startWebhooksService(rt.platform, hooksConfig, logger.child({ service: 'webhooks' }), run.size === 1);
+  if (run.has('api')) {
+    // Webhook events are written with each change; after commit, wake whatever delivers them.
+    if (hooksConfig.redisUrl) producer = new QueueProducer(hooksConfig.redisUrl);
+    rt.platform.apps.controllers.register(
+      '*',
+      webhookCapture({ onCommitted: (_tenant, ids) => (producer ? producer.notify(ids) : webhooks?.wake()) }),
     );
+    const demo = apiConfig.platform.databaseUrl ? undefined : await ensureDemoTenant(rt, apiConfig);
+    api = await startApiServer(rt.platform, apiConfig, logger);
+    const where = apiConfig.platform.databaseUrl ? 'Postgres at DATABASE_URL' : `the embedded database in ${path.relative(process.cwd(), apiConfig.platform.dataDir) || '.'}`;
+    const lines = [`Quire API listening on port ${api.port} (${where})`];
+    if (demo) {
+      lines.push(
+        'Try it:',
+        `  curl -H "Authorization: token ${demo.api_key}:${demo.api_secret}" http://${demo.tenant}.${apiConfig.platform.baseDomain}:${api.port}/api/resource/ToDo`,
+      );
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  if (webhooks) {
+    const mode = hooksConfig.redisUrl ? 'BullMQ on REDIS_URL' : 'in-process, from the outbox';
+    process.stdout.write(`Quire webhooks delivering (${mode}); metrics on port ${webhooks.port}\n`);
+  }
   await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
   });
   logger.info('shutting down');
-  await server.close();
+  await api?.close();
+  await webhooks?.close();
+  await producer?.close();
   await rt.close();
 }

@@ -37,3 +37,13 @@ export async function readSecretHash(q: Queryable, schema: string, doctype: stri
 export async function deleteSecrets(q: Queryable, schema: string, doctype: string, name: string): Promise<void> {
   await q.query(`DELETE FROM ${qualified(schema, AUTH_TABLE)} WHERE "doctype" = $1 AND "name" = $2`, [doctype, name]);
 }
+
+/** Stores a Password field's value encrypted (reversible), as Frappe's set_encrypted_password. */
+export async function storeEncryptedSecret(q: Queryable, schema: string, doctype: string, name: string, fieldname: string, sealed: string): Promise<void> {
+  await q.query(
+    `INSERT INTO ${qualified(schema, AUTH_TABLE)} ("doctype", "name", "fieldname", "password", "encrypted")
+     VALUES ($1, $2, $3, $4, 1)
+     ON CONFLICT ("doctype", "name", "fieldname") DO UPDATE SET "password" = EXCLUDED."password", "encrypted" = 1`,
+    [doctype, name, fieldname, sealed],
+  );
+}

@@ -1,5 +1,5 @@
 export { generateApiKey, generateApiSecret, hashApiSecret, verifyApiSecret, hashPassword, verifyPassword } from './secrets';
-export { AUTH_TABLE, authTableDDL, storeSecretHash, readSecretHash, deleteSecrets } from './auth-table';
+export { AUTH_TABLE, authTableDDL, storeSecretHash, storeEncryptedSecret, readSecretHash, deleteSecrets } from './auth-table';
 export { ApiKeyAuthenticator, loadPrincipal, type TenantRef, type PrincipalCacheOptions } from './principals';
 export { generateKeys, type ApiCredentials } from './keys';
 export {
@@ -14,3 +14,4 @@ export {
   type NewSession,
 } from './sessions';
 export { LOGIN_ATTEMPTS_TABLE, loginAttemptsTableDDL, authenticatePassword, DEFAULT_LOGIN_POLICY, type LoginPolicy, type LoggedInUser } from './login';
+export { createSecretBox, encryptionKey, type SecretBox } from './secret-box';

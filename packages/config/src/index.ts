@@ -26,6 +26,10 @@ const platformSchema = z.object({
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   CACHE_REFRESH_INTERVAL_MS: z.coerce.number().int().min(0).default(5_000),
   SESSION_EXPIRY_SECONDS: z.coerce.number().int().min(60).default(170 * 3600),
+  QUIRE_ENCRYPTION_KEY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32, 'QUIRE_ENCRYPTION_KEY must be base64 of 32 bytes'),
   NODE_ENV: z.string().default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -46,6 +50,8 @@ export interface PlatformConfig {
   cacheRefreshIntervalMs: number;
   /** Seconds a login session lives without activity (Frappe's session_expiry, 170 h). */
   sessionExpirySeconds: number;
+  /** base64 of 32 bytes; without it a key is generated once and kept in the platform schema. */
+  encryptionKey: string | undefined;
   production: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -64,6 +70,7 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
     apiKeyCacheTtlMs: c.API_KEY_CACHE_TTL_MS,
     cacheRefreshIntervalMs: c.CACHE_REFRESH_INTERVAL_MS,
     sessionExpirySeconds: c.SESSION_EXPIRY_SECONDS,
+    encryptionKey: c.QUIRE_ENCRYPTION_KEY || undefined,
     production: c.NODE_ENV === 'production',
     logLevel: c.LOG_LEVEL,
   };

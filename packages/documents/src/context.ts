@@ -1,3 +1,4 @@
+import type { SecretBox } from '@quire/auth';
 import type { ChangeNotifier, Executor } from '@quire/db';
 import type { TenantMeta, TenantRef } from '@quire/meta';
 import type { Principal } from '@quire/permissions';
@@ -18,6 +19,8 @@ export interface DocContext {
   changes: ChangeNotifier;
   /** Where uploaded files' bytes live (File documents point at them). */
   files: FileStore;
+  /** Encrypts Password fields' values (reversibly) for `__Auth`. */
+  secrets: SecretBox;
 }
 
 /** Storage for uploaded files (local disk by default; a cloud store implements the same three calls). */

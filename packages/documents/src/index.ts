@@ -6,4 +6,5 @@ export { getList, getCount } from './list';
 export { serializeDoc, type SerializeOptions } from './serialize';
 export { hashName, uuid7, nextSeriesValue, parseNamingSeries, parseFormat, validateName } from './naming';
 export { storedName } from './storage';
+export { getPassword } from './passwords';
 export { renameDoc, type RenameOptions } from './rename';

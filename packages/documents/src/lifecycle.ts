@@ -162,7 +162,7 @@ async function insertIn(ctx: DocContext, tx: Transaction, meta: Meta, input: Doc
   await runBeforeSave(w, action);
   prepareChildren(meta, doc, principal, now);
   await validate(w);
-  await storePasswords(tx, ctx.tenant.schema, ctx.meta, meta, doc);
+  await storePasswords(tx, ctx.tenant.schema, ctx.secrets, ctx.meta, meta, doc);
   await insertRows(tx, meta, [doc]);
   for (const f of meta.tableFields) await insertRows(tx, ctx.meta.require(f.options ?? ''), doc[f.fieldname] as DocData[]);
   await hook(w, 'after_insert');
@@ -246,7 +246,7 @@ async function saveIn(ctx: DocContext, tx: Transaction, meta: Meta, previous: Do
   prepareChildren(meta, doc, principal, now);
   if (action !== 'cancel') await validate(w);
   if (action === 'cancel') await checkNoLinks(tx, ctx.meta, meta, doc.name as string | number, 'cancel');
-  await storePasswords(tx, ctx.tenant.schema, ctx.meta, meta, doc);
+  await storePasswords(tx, ctx.tenant.schema, ctx.secrets, ctx.meta, meta, doc);
   await updateRow(tx, meta, doc);
   await syncChildren(w);
   await runAfterSave(w, action);
@@ -324,7 +324,7 @@ async function saveSingle(ctx: DocContext, tx: Transaction, meta: Meta, patch: D
   await runBeforeSave(w, 'save');
   prepareChildren(meta, doc, ctx.principal, now);
   await validate(w);
-  await storePasswords(tx, ctx.tenant.schema, ctx.meta, meta, doc);
+  await storePasswords(tx, ctx.tenant.schema, ctx.secrets, ctx.meta, meta, doc);
   await writeSingle(tx, meta, doc);
   await syncChildren(w);
   await runAfterSave(w, 'save');

@@ -4,3 +4,4 @@ export { createTenant, dropTenant, updateTenantConfig, schemaOf, TENANT_NAME_RE,
 export { installTenant, migrateTenant, setPassword, definitionHash, type InstallServices } from './install';
 export { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 export { PlatformChanges } from './changes';
+export { loadSecretBox } from './secrets';

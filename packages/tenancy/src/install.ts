@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { LoadedApps } from '@quire/apps';
-import { authTableDDL, hashPassword, loginAttemptsTableDDL, sessionsTableDDL, storeSecretHash } from '@quire/auth';
+import { authTableDDL, hashPassword, type SecretBox, loginAttemptsTableDDL, sessionsTableDDL, storeSecretHash } from '@quire/auth';
 import { ident, qualified, type Executor, type Transaction } from '@quire/db';
 import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData, type FileStore } from '@quire/documents';
 import { buildTenantMeta, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
@@ -48,10 +48,12 @@ const STANDARD_ROLES: Array<{ role_name: string; desk_access: number }> = [
 export interface InstallServices {
   changes: ChangeNotifier;
   files: FileStore;
+  secrets: SecretBox;
 }
 
 function installContext(db: Executor, tenant: TenantRef, apps: LoadedApps, definitions: DocTypeDefinition[], services: InstallServices): DocContext {
-  return { db, tenant, meta: buildTenantMeta(tenant.schema, definitions), principal: ADMIN_PRINCIPAL, controllers: apps.controllers, ...services };
+  const { changes, files, secrets } = services;
+  return { db, tenant, meta: buildTenantMeta(tenant.schema, definitions), principal: ADMIN_PRINCIPAL, controllers: apps.controllers, changes, files, secrets };
 }
 
 export interface InstallOptions {

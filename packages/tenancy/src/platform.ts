@@ -1,5 +1,5 @@
 import type { LoadedApps } from '@quire/apps';
-import { ApiKeyAuthenticator, SessionAuthenticator } from '@quire/auth';
+import { ApiKeyAuthenticator, SessionAuthenticator, type SecretBox } from '@quire/auth';
 import { runMigrations, subscribeInvalidations, type Database, type InvalidationMessage, type Unlisten } from '@quire/db';
 import type { DocContext, FileStore } from '@quire/documents';
 import { MetaRegistry } from '@quire/meta';
@@ -13,6 +13,8 @@ export interface PlatformOptions {
   apps: LoadedApps;
   /** Where uploaded files' bytes live. */
   files: FileStore;
+  /** Encrypts Password fields' values. */
+  secrets: SecretBox;
   baseDomain: string;
   defaultTenant?: string | undefined;
   /** How often the registry is re-read in case a notification was missed. */
@@ -36,6 +38,7 @@ export class Platform {
   readonly sessions: SessionAuthenticator;
   readonly changes: PlatformChanges;
   readonly files: FileStore;
+  readonly secrets: SecretBox;
   private unlisten: Unlisten | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -43,6 +46,7 @@ export class Platform {
     this.db = options.db;
     this.apps = options.apps;
     this.files = options.files;
+    this.secrets = options.secrets;
     this.tenants = new TenantDirectory(options.db, { baseDomain: options.baseDomain, defaultTenant: options.defaultTenant });
     this.metas = new MetaRegistry(options.db);
     this.apiKeys = new ApiKeyAuthenticator(options.db, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
@@ -112,7 +116,7 @@ export class Platform {
   /** The context document operations of one request run with. */
   async context(tenant: Tenant, principal: Principal): Promise<DocContext> {
     const meta = this.metas.peek(tenant) ?? (await this.metas.get(tenant));
-    return { db: this.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes, files: this.files };
+    return { db: this.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes, files: this.files, secrets: this.secrets };
   }
 
   async close(): Promise<void> {

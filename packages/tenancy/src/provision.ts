@@ -47,7 +47,7 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       }
       throw e;
     }
-    await installTenant(tx, tenant, apps, { changes, files: platform.files }, { adminPassword: input.adminPassword });
+    await installTenant(tx, tenant, apps, platform, { adminPassword: input.adminPassword });
     const keys = await generateKeys(tx, tenant, ADMINISTRATOR, ADMINISTRATOR, changes);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return keys;

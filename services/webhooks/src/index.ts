@@ -1,0 +1,3 @@
+export { loadWebhooksConfig, type WebhooksConfig } from './config';
+export { startWebhooksService, type WebhooksService } from './service';
+export { WebhookMetrics } from './metrics';
