@@ -91,6 +91,8 @@ async function main(): Promise<void> {
   const drainSeconds = (Date.now() - startedAt) / 1000;
 
   // (2) Steady arrivals; lag = first attempt - event written (inside the committing transaction).
+  // Let the worker finish the backlog's bookkeeping first (log rows written after each response).
+  await new Promise((r) => setTimeout(r, 3000));
   const before = received;
   const lagStart = Date.now();
   let sent = 0;
