@@ -1,4 +1,4 @@
 import { whitelist } from '@quire/apps';
 
 /** frappe.auth.get_logged_user: the caller's user id (Guest is refused: not a guest method). */
-export const get_logged_user = whitelist((_args, ctx) => ctx.doc.principal.user);
+export const get_logged_user = whitelist((_args, ctx) => ctx.doc.principal.user, { allowScopedTokens: true });

@@ -212,9 +212,16 @@ async function singleRow(ctx: DocContext, meta: Meta, fields: string[], filters:
 
 // ------------------------------------------------------------------------------------ reads
 
+/**
+ * Every frappe.client method checks DocType permissions through @quire/documents and
+ * @quire/permissions, which apply an OAuth token's scopes: callable with a scoped token.
+ */
+const READ = { allowScopedTokens: true } as const;
+
 /** get_count(doctype, filters=None): rows the caller may read that match the filters. */
 export const get_count = whitelist((args, ctx) =>
   getCount(ctx.doc, doctypeArg(args), { filters: args.filters, or_filters: args.or_filters, parent: args.parent }),
+  READ,
 );
 
 /** get_list(doctype, fields, filters, group_by, order_by, limit_start, limit_page_length=20, parent, as_dict, or_filters). */
@@ -235,6 +242,7 @@ export const get_list = whitelist((args, ctx) =>
     },
     ctx.settings.maxPageLength,
   ),
+  READ,
 );
 
 /**
@@ -258,7 +266,7 @@ export const get = whitelist(async (args, ctx) => {
     }
   }
   return asDict(ctx.doc, meta, await getDoc(ctx.doc, doctype, name));
-});
+}, READ);
 
 /**
  * get_value(doctype, fieldname, filters=None, as_dict=True, debug=False, parent=None): fields of the
@@ -287,7 +295,7 @@ export const get_value = whitelist(async (args, ctx) => {
   if (dict) return row ?? {};
   if (row === undefined) return undefined;
   return fields.length > 1 ? row : (row as unknown[])[0];
-});
+}, READ);
 
 /** get_single_value(doctype, field): one field of a Single, typed as its fieldtype. */
 export const get_single_value = whitelist(async (args, ctx) => {
@@ -307,11 +315,11 @@ export const get_single_value = whitelist(async (args, ctx) => {
   const value = doc[field] ?? null;
   // Frappe casts the stored text by fieldtype: an unset text field reads as "" (cstr(None)).
   return value === null && fieldTypeSpec(meta.field(field)?.fieldtype ?? 'Data').kind === 'text' ? '' : value;
-});
+}, READ);
 
 // ------------------------------------------------------------------------------------ writes
 
-const WRITE = { methods: ['POST', 'PUT'] } as const;
+const WRITE = { methods: ['POST', 'PUT'], allowScopedTokens: true } as const;
 
 /** frappe.model.default_fields + child_table_fields. */
 const STANDARD_FIELDS = new Set(['name', 'owner', 'creation', 'modified', 'modified_by', 'docstatus', 'idx', 'doctype', 'parent', 'parentfield', 'parenttype']);
@@ -455,7 +463,7 @@ export const cancel = whitelist(async (args, ctx) => {
 const deleteMethod = whitelist(async (args, ctx) => {
   await deleteDoc(ctx.doc, doctypeArg(args), nameArg(args, 'name'));
   return undefined;
-}, { methods: ['DELETE', 'POST'] });
+}, { methods: ['DELETE', 'POST'], allowScopedTokens: true });
 export { deleteMethod as delete };
 
 /** rename_doc(doctype, old_name, new_name, merge=False): the document's new name. */

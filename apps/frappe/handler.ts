@@ -7,9 +7,9 @@ import { authenticatePassword, createSession, deleteSession, hashSessionId } fro
 
 export const QUIRE_VERSION = '0.1.0';
 
-export const ping = whitelist(() => 'pong', { allowGuest: true });
+export const ping = whitelist(() => 'pong', { allowGuest: true, allowScopedTokens: true });
 
-export const version = whitelist(() => QUIRE_VERSION, { allowGuest: true });
+export const version = whitelist(() => QUIRE_VERSION, { allowGuest: true, allowScopedTokens: true });
 
 /** Cookies Frappe sets on login and expires on logout (frappe/auth.py::CookieManager). */
 const SESSION_COOKIES = ['full_name', 'user_id', 'sid', 'user_image', 'user_lang', 'system_user'] as const;
@@ -69,4 +69,4 @@ import { uploadFile } from './core/doctype/file/file';
  * `{"message": {…File…}}` with `file_url` `/files/<name>` or `/private/files/<name>`. POST only;
  * Guest may call it but is refused (Frappe allows guest uploads only by a System Setting, off by default).
  */
-export const upload_file = whitelist((args, ctx) => uploadFile(args, ctx), { methods: ['POST'], allowGuest: true });
+export const upload_file = whitelist((args, ctx) => uploadFile(args, ctx), { methods: ['POST'], allowGuest: true, allowScopedTokens: true });

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadPlatformConfig } from '@quire/config';
 import { migrate } from './commands/migrate';
+import { oauthClientCreate, oauthRotateKeys } from './commands/oauth';
 import { serve } from './commands/serve';
 import { tenantCreate, tenantDrop, tenantList, tenantSet } from './commands/tenant';
 import { keysGenerate, userCreate } from './commands/user';
@@ -16,7 +17,10 @@ const USAGE = `usage: quire <command> [options] [--json]
   tenant set <name> --allow-cors ORIGIN...   CORS origins allowed with credentials (* for any)
   user create --tenant T --email E [--password P] [--roles "R1,R2"] [--first-name N]
   keys generate --tenant T --user U
-  serve [api|webhooks]                      run one service, or all of them (npm start)
+  oauth-client create --tenant T --app-name NAME (--redirect-uri URI... [--public] | --client-credentials --user U)
+                      [--scopes "all openid"] [--roles "R1,R2"] [--skip-authorization]
+  oauth rotate-keys --tenant T              a new signing key; old ones verify until their tokens expire
+  serve [api|webhooks|auth]                 run one service, or all of them (npm start)
 
 Environment: DATABASE_URL (else an embedded database in QUIRE_DATA_DIR), PORT, BASE_DOMAIN, DEFAULT_TENANT.`;
 
@@ -35,6 +39,12 @@ function parse(argv: string[]) {
       roles: { type: 'string' },
       'first-name': { type: 'string' },
       user: { type: 'string' },
+      'app-name': { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true, default: [] },
+      public: { type: 'boolean', default: false },
+      'client-credentials': { type: 'boolean', default: false },
+      scopes: { type: 'string' },
+      'skip-authorization': { type: 'boolean', default: false },
       yes: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -64,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
       await serve(sub);
       return 0;
     }
-    const key = ['tenant', 'user', 'keys'].includes(command) ? `${command} ${sub ?? ''}` : command;
+    const key = ['tenant', 'user', 'keys', 'oauth-client', 'oauth'].includes(command) ? `${command} ${sub ?? ''}` : command;
     const run: Record<string, (rt: Runtime) => Promise<CommandResult>> = {
       migrate: (rt) => migrate(rt),
       'tenant create': (rt) => tenantCreate(rt, arg, o.domain ?? [], o['admin-password']),
@@ -73,6 +83,19 @@ export async function main(argv: string[]): Promise<number> {
       'tenant set': (rt) => tenantSet(rt, arg, o['allow-cors']),
       'user create': (rt) => userCreate(rt, { tenant: o.tenant, email: o.email, password: o.password, roles: o.roles, firstName: o['first-name'] }),
       'keys generate': (rt) => keysGenerate(rt, o.tenant, o.user),
+      'oauth-client create': (rt) =>
+        oauthClientCreate(rt, {
+          tenant: o.tenant,
+          appName: o['app-name'],
+          redirectUris: o['redirect-uri'] ?? [],
+          public: o.public ?? false,
+          clientCredentials: o['client-credentials'] ?? false,
+          user: o.user,
+          scopes: o.scopes,
+          skipAuthorization: o['skip-authorization'] ?? false,
+          roles: o.roles,
+        }),
+      'oauth rotate-keys': (rt) => oauthRotateKeys(rt, o.tenant),
     };
     const handler = run[key];
     if (!handler) throw new UsageError(`unknown command: ${key.trim()}\n\n${USAGE}`);

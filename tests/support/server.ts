@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startApiServer, type ApiConfig } from '@quire/api';
+import { createAuthMount, type AuthConfig, type AuthMount } from '@quire/auth-service';
 import { loadApps, type LoadedApps } from '@quire/apps';
 import { loadPlatformConfig } from '@quire/config';
 import { PgDatabase } from '@quire/db';
@@ -25,6 +26,8 @@ export interface TestServer {
   db: PgDatabase;
   /** The in-process webhook delivery, when the server was started with `webhooks`. */
   webhooks: WebhooksService | undefined;
+  /** The OAuth service mounted in front of the API, when the server was started with `auth`. */
+  auth: AuthMount | undefined;
   /** A fresh tenant with its Administrator's credentials (`name` picks the exact name). */
   tenant(prefix?: string, name?: string): Promise<TestTenant>;
   close(): Promise<void>;
@@ -80,6 +83,8 @@ export interface ServerOptions {
   apps?: string[];
   /** Capture webhook events and deliver them in-process (the `npm start` mode). */
   webhooks?: Partial<Pick<WebhooksConfig, 'allowNets' | 'retry' | 'sweepIntervalMs' | 'concurrency' | 'leaseMarginMs'>>;
+  /** Serve the OAuth service in the same process (the `npm start` mode), with these settings. */
+  auth?: true | Partial<Pick<AuthConfig, 'accessTokenTtl' | 'refreshTokenTtl' | 'codeTtl'>>;
 }
 
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
@@ -125,7 +130,12 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     const service = webhooks;
     platform.apps.controllers.register('*', webhookCapture({ onCommitted: () => service.wake() }));
   }
-  const running = await startApiServer(platform, config, pino({ level: 'silent' }));
+  let auth: AuthMount | undefined;
+  if (options.auth) {
+    const authConfig: AuthConfig = { platform: base, port: 0, trustProxy: false, accessTokenTtl: 3600, refreshTokenTtl: 86_400, codeTtl: 60, ...(options.auth === true ? {} : options.auth) };
+    auth = createAuthMount(platform, authConfig, pino({ level: 'silent' }));
+  }
+  const running = await startApiServer(platform, config, pino({ level: 'silent' }), auth ? [auth.router] : []);
   const url = `http://127.0.0.1:${running.port}`;
   return {
     url,
@@ -138,8 +148,10 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       return { ...created, auth, call: (method, path, o = {}) => call(url, created.name, method, path, { auth, ...o }) };
     },
     webhooks,
+    auth,
     async close() {
       await running.close();
+      auth?.close();
       await webhooks?.close();
       await platform.close();
       await db.close();

@@ -177,4 +177,4 @@ export const search_link = whitelist(async (args, ctx) => {
     return title ? { value: row.v, label: row.t ?? null, description } : { value: row.v, description };
   });
   return results.sort(byRelevance(txt));
-});
+}, { allowScopedTokens: true });

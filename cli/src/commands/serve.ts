@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadApiConfig, startApiServer, type ApiConfig, type RunningServer } from '@quire/api';
+import { createAuthMount, loadAuthConfig, startAuthService, type AuthMount, type AuthService } from '@quire/auth-service';
 import { createTenant } from '@quire/tenancy';
 import { QueueProducer, webhookCapture } from '@quire/webhooks';
 import { loadWebhooksConfig, startWebhooksService, type WebhooksService } from '@quire/webhooks-service';
@@ -39,26 +40,31 @@ async function ensureDemoTenant(rt: Runtime, config: ApiConfig): Promise<DemoCre
   return creds;
 }
 
-const SERVICES = ['api', 'webhooks'] as const;
+const SERVICES = ['api', 'webhooks', 'auth'] as const;
 type Service = (typeof SERVICES)[number];
 
 /**
- * `quire serve [api|webhooks]`: one service, or (no argument, `npm start`) every service in this
- * process. Runs until SIGINT/SIGTERM.
+ * `quire serve [api|webhooks|auth]`: one service, or (no argument, `npm start`) every service in
+ * this process, the auth routes then answered on the API's port. Runs until SIGINT/SIGTERM.
  */
 export async function serve(which: string | undefined): Promise<void> {
   if (which !== undefined && !(SERVICES as readonly string[]).includes(which)) {
-    throw new UsageError(`The ${which} service is not part of this release yet; \`quire serve [api|webhooks]\` runs what there is.`);
+    throw new UsageError(`Unknown service ${which}: \`quire serve [api|webhooks|auth]\``);
   }
   const run = new Set<Service>(which ? [which as Service] : SERVICES);
   const apiConfig = loadApiConfig();
   const hooksConfig = loadWebhooksConfig();
+  const authConfig = loadAuthConfig();
   const logger: Logger = pino({ level: apiConfig.platform.logLevel, base: { service: which ?? 'all' } }, pino.destination(2));
   const rt = await openRuntime(apiConfig.platform, `quire-${which ?? 'all'}`);
 
   let webhooks: WebhooksService | undefined;
   let producer: QueueProducer | undefined;
   let api: RunningServer | undefined;
+  let authMount: AuthMount | undefined;
+  let authService: AuthService | undefined;
+  if (run.has('auth') && run.size === 1) authService = await startAuthService(rt.platform, authConfig, logger.child({ service: 'auth' }));
+  else if (run.has('auth')) authMount = createAuthMount(rt.platform, authConfig, logger.child({ service: 'auth' }));
   if (run.has('webhooks')) webhooks = await startWebhooksService(rt.platform, hooksConfig, logger.child({ service: 'webhooks' }), run.size === 1);
   if (run.has('api')) {
     // Webhook events are written with each change; after commit, wake whatever delivers them.
@@ -68,7 +74,7 @@ export async function serve(which: string | undefined): Promise<void> {
       webhookCapture({ onCommitted: (_tenant, ids) => (producer ? producer.notify(ids) : webhooks?.wake()) }),
     );
     const demo = apiConfig.platform.databaseUrl ? undefined : await ensureDemoTenant(rt, apiConfig);
-    api = await startApiServer(rt.platform, apiConfig, logger);
+    api = await startApiServer(rt.platform, apiConfig, logger, authMount ? [authMount.router] : []);
     const where = apiConfig.platform.databaseUrl ? 'Postgres at DATABASE_URL' : `the embedded database in ${path.relative(process.cwd(), apiConfig.platform.dataDir) || '.'}`;
     const lines = [`Quire API listening on port ${api.port} (${where})`];
     if (demo) {
@@ -79,6 +85,8 @@ export async function serve(which: string | undefined): Promise<void> {
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }
+  if (authMount) process.stdout.write('Quire OAuth 2.0 / OpenID Connect on the same port: /.well-known/openid-configuration, /oauth/*\n');
+  if (authService) process.stdout.write(`Quire OAuth 2.0 / OpenID Connect listening on port ${authService.port} (metrics at /metrics)\n`);
   if (webhooks) {
     const mode = hooksConfig.redisUrl ? 'BullMQ on REDIS_URL' : 'in-process, from the outbox';
     process.stdout.write(`Quire webhooks delivering (${mode}); metrics on port ${webhooks.port}\n`);
@@ -89,6 +97,8 @@ export async function serve(which: string | undefined): Promise<void> {
   });
   logger.info('shutting down');
   await api?.close();
+  authMount?.close();
+  await authService?.close();
   await webhooks?.close();
   await producer?.close();
   await rt.close();

@@ -14,6 +14,12 @@ export interface WhitelistOptions {
   methods?: readonly HttpVerb[];
   /** Callable without credentials. */
   allowGuest?: boolean;
+  /**
+   * Callable with an OAuth token whose scopes are limited (no `all`): the method checks DocType
+   * permissions itself (which apply the token's scopes) or reveals only the caller's identity.
+   * Other methods refuse such tokens with 403.
+   */
+  allowScopedTokens?: boolean;
 }
 
 /** A file part of a multipart request. */
@@ -79,6 +85,7 @@ export interface WhitelistedMethod {
   readonly fn: MethodFunction;
   readonly methods: ReadonlySet<string>;
   readonly allowGuest: boolean;
+  readonly allowScopedTokens: boolean;
 }
 
 const MARK = Symbol.for('quire.whitelisted');
@@ -91,6 +98,7 @@ export function whitelist<F extends MethodFunction>(fn: F, options: WhitelistOpt
     fn,
     methods: new Set(options.methods ?? DEFAULT_VERBS),
     allowGuest: options.allowGuest ?? false,
+    allowScopedTokens: options.allowScopedTokens ?? false,
   };
   return fn;
 }

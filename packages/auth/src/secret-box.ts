@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Reversible encryption for the secrets a document must be able to use again later (Password
@@ -8,6 +8,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 export interface SecretBox {
   encrypt(plain: string): string;
   decrypt(sealed: string): string;
+  /** A 32-byte key for one purpose (cookie signing, …), derived from the platform key. */
+  derive(purpose: string): Buffer;
 }
 
 const VERSION = 'v1';
@@ -28,6 +30,9 @@ export function createSecretBox(key: Buffer): SecretBox {
       const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    },
+    derive(purpose) {
+      return createHmac('sha256', key).update(`quire:${purpose}`).digest();
     },
   };
 }

@@ -6,12 +6,15 @@ import type { Database, Queryable, Transaction, Unlisten } from './database';
  */
 export const INVALIDATION_CHANNEL = 'quire_invalidate';
 
-export type InvalidationTopic = 'meta' | 'tenant' | 'user' | 'session';
+export type InvalidationTopic = 'meta' | 'tenant' | 'user' | 'session' | 'oauth';
 
 export interface InvalidationMessage {
   topic: InvalidationTopic;
   tenant: string;
-  /** Topic-specific key, e.g. the user whose roles or keys changed. */
+  /**
+   * Topic-specific key, e.g. the user whose roles or keys changed; for `oauth`, `token:<jti>` or
+   * `grant:<grant id>` (revoked), `keys` (signing keys changed), or none (re-read the tenant's).
+   */
   key?: string;
 }
 
@@ -51,4 +54,10 @@ export interface ChangeNotifier {
   userChanged(tx: Transaction, tenant: { name: string }, user: string): Promise<void>;
   /** One login session ended or changed (logout, a CSRF token issued): its cached copy goes everywhere. */
   sessionChanged(tx: Transaction, tenant: { name: string }, sidHash: string): Promise<void>;
+  /**
+   * An OAuth access token (by `jti`) or a whole grant was revoked — call it in the transaction
+   * that records the revocation (recordRevocation): every API process refuses the token(s) at
+   * once when it commits (within seconds even if the notification is lost: they also poll).
+   */
+  tokenRevoked(tx: Transaction, tenant: { name: string }, kind: 'token' | 'grant', id: string): Promise<void>;
 }

@@ -1,12 +1,12 @@
 import { getDoc, type DocContext } from '@quire/documents';
 import { FrappeError } from '@quire/errors';
-import { GUEST, hasPermission, isAdministrator } from '@quire/permissions';
+import { GUEST, hasPermission, isAdministrator, isScopeRestricted, scopeAllows } from '@quire/permissions';
 
 /**
  * Who may download a file (frappe/core/doctype/file/file.py::has_permission and
  * frappe/utils/response.py::download_private_file): a public file is anyone's; a private one is
  * its uploader's, Administrator's, anyone's who may read the File document, or anyone's who may
- * read the document it is attached to. Several File rows may share one URL (uploads are
+ * read the document it is attached to (an OAuth token's scopes narrow each of these). Several File rows may share one URL (uploads are
  * de-duplicated by content): any row the caller may read is enough. Guest never gets a private file.
  */
 
@@ -41,7 +41,9 @@ export async function mayReadFile(ctx: DocContext, file: StoredFile): Promise<bo
   const { principal } = ctx;
   if (!Number(file.is_private)) return true;
   if (principal.user === GUEST) return false;
-  if (isAdministrator(principal) || file.owner === principal.user) return true;
+  // The uploader's and Administrator's own right, unless an OAuth token's scopes leave File out.
+  const scopedOut = isScopeRestricted(principal) && !scopeAllows(principal.scopes!, 'File', 'read');
+  if ((isAdministrator(principal) || file.owner === principal.user) && !scopedOut) return true;
   const meta = ctx.meta.get('File');
   if (meta && hasPermission(meta, principal, 'read', file)) return true;
   if (!file.attached_to_doctype || !file.attached_to_name || !ctx.meta.get(file.attached_to_doctype)) return false;

@@ -13,8 +13,13 @@ export const GUEST = 'Guest';
 export interface Principal {
   readonly user: string;
   readonly roles: ReadonlySet<string>;
-  /** Sorted roles joined, for caching evaluations per role set. */
+  /** Sorted roles joined (and, for a scoped principal, its scopes), for caching evaluations. */
   readonly rolesKey: string;
+  /**
+   * OAuth scopes limiting what this caller may do on top of its roles (see scopedPrincipal);
+   * undefined = unrestricted (sessions, API keys).
+   */
+  readonly scopes?: ReadonlySet<string>;
 }
 
 export function makePrincipal(user: string, roles: Iterable<string>): Principal {
@@ -31,6 +36,73 @@ export function isAdministrator(p: Principal): boolean {
   return p.user === ADMINISTRATOR;
 }
 
+// ------------------------------------------------------------------------------------ scopes
+
+/** The scope that grants a token its user's full rights. */
+export const ALL_SCOPE = 'all';
+
+/**
+ * The scope naming a DocType: lower-cased, whitespace as underscores, then `:read` or `:write`
+ * (`todo:read`, `sales_invoice:write`). `write` implies `read`.
+ */
+export function doctypeScope(doctype: string, access: 'read' | 'write'): string {
+  return `${doctype.toLowerCase().replace(/\s/g, '_')}:${access}`;
+}
+
+/** Rights a `<doctype>:read` scope allows; every other right needs `<doctype>:write`. */
+const READ_RIGHTS: ReadonlySet<Right> = new Set<Right>(['read', 'select']);
+
+/** What a set of scopes lets a caller do on one DocType (before its roles are considered). */
+export function scopeAccess(scopes: ReadonlySet<string>, doctype: string): { read: boolean; write: boolean } {
+  if (scopes.has(ALL_SCOPE)) return { read: true, write: true };
+  const write = scopes.has(doctypeScope(doctype, 'write'));
+  return { read: write || scopes.has(doctypeScope(doctype, 'read')), write };
+}
+
+/** Whether scopes allow a right on a DocType: read/select need `:read` or `:write`, the rest `:write`. */
+export function scopeAllows(scopes: ReadonlySet<string>, doctype: string, right: Right): boolean {
+  const access = scopeAccess(scopes, doctype);
+  return READ_RIGHTS.has(right) ? access.read : access.write;
+}
+
+/** True when the caller's rights are narrowed by scopes (a token without `all`). */
+export function isScopeRestricted(p: Principal): boolean {
+  return p.scopes !== undefined && !p.scopes.has(ALL_SCOPE);
+}
+
+const UNSCOPED = Symbol('quire.unscoped');
+type ScopedPrincipal = Principal & { readonly [UNSCOPED]?: Principal };
+
+/**
+ * The principal of a token: the user's roles, narrowed by `scopes` (a token never gets more
+ * than its user has). `rolesKey` also names the scopes (and whether the user is Administrator,
+ * whose rights are not role-derived), so per-rolesKey caches never mix scoped and unscoped
+ * evaluations.
+ */
+export function scopedPrincipal(principal: Principal, scopes: Iterable<string>): Principal {
+  const base = (principal as ScopedPrincipal)[UNSCOPED] ?? principal;
+  const set: ReadonlySet<string> = new Set(scopes);
+  const scoped: ScopedPrincipal = { user: base.user, roles: base.roles, rolesKey: scopedKey(base, set), scopes: set, [UNSCOPED]: base };
+  return scoped;
+}
+
+// Role names cannot contain NUL (Postgres text cannot), so these keys never equal a plain rolesKey.
+function scopedKey(base: Principal, scopes: ReadonlySet<string>): string {
+  return `${base.rolesKey}\u0000${isAdministrator(base) ? 'admin' : 'roles'}\u0000${[...scopes].sort().join(' ')}`;
+}
+
+/** The cache key of a scoped evaluation (a principal built by hand with `scopes` gets one computed). */
+function cacheKeyOf(p: Principal, scopes: ReadonlySet<string>): string {
+  return (p as ScopedPrincipal)[UNSCOPED] ? p.rolesKey : scopedKey(unscoped(p), scopes);
+}
+
+/** The principal without its scopes (the user's own rights). */
+function unscoped(p: Principal): Principal {
+  const base = (p as ScopedPrincipal)[UNSCOPED];
+  if (base) return base;
+  return makePrincipal(p.user, p.roles);
+}
+
 /** A right held for every document, only for the caller's own documents, or not at all. */
 export type Grant = 'all' | 'owner' | false;
 export type Grants = Readonly<Record<Right, Grant>>;
@@ -40,8 +112,32 @@ const cache = new WeakMap<Meta, Map<string, Grants>>();
 const NONE: Grants = Object.fromEntries(RIGHTS.map((r) => [r, false])) as Record<Right, Grant>;
 const EVERYTHING: Grants = Object.fromEntries(RIGHTS.map((r) => [r, 'all'])) as Record<Right, Grant>;
 
-/** The caller's permlevel-0 rights on a DocType. Child tables take their rights from the parent. */
+/**
+ * The caller's permlevel-0 rights on a DocType, narrowed by its scopes when it has any. Child
+ * tables take their rights from the parent (callers pass the parent's meta).
+ */
 export function grantsOf(meta: Meta, principal: Principal): Grants {
+  if (principal.scopes !== undefined && !principal.scopes.has(ALL_SCOPE)) return scopedGrants(meta, principal, principal.scopes);
+  return roleGrants(meta, principal);
+}
+
+const scopedCache = new WeakMap<Meta, Map<string, Grants>>();
+
+function scopedGrants(meta: Meta, principal: Principal, scopes: ReadonlySet<string>): Grants {
+  let perKey = scopedCache.get(meta);
+  if (!perKey) scopedCache.set(meta, (perKey = new Map()));
+  const key = cacheKeyOf(principal, scopes);
+  const hit = perKey.get(key);
+  if (hit) return hit;
+  const base = roleGrants(meta, unscoped(principal));
+  const access = scopeAccess(scopes, meta.name);
+  const grants: Record<Right, Grant> = { ...base };
+  for (const right of RIGHTS) if (!(READ_RIGHTS.has(right) ? access.read : access.write)) grants[right] = false;
+  perKey.set(key, grants);
+  return grants;
+}
+
+function roleGrants(meta: Meta, principal: Principal): Grants {
   if (isAdministrator(principal)) return EVERYTHING;
   let perRoles = cache.get(meta);
   if (!perRoles) cache.set(meta, (perRoles = new Map()));
@@ -100,13 +196,55 @@ export interface FieldLevels {
 }
 
 const levelCache = new WeakMap<Meta, Map<string, FieldLevels>>();
+const adminLevelCache = new WeakMap<Meta, FieldLevels>();
+const scopedLevelCache = new WeakMap<Meta, Map<string, FieldLevels>>();
 
-/** Permlevels at which the caller may read / write fields (level 0 follows the doc-level right). */
+/**
+ * Permlevels at which the caller may read / write fields (level 0 follows the doc-level right).
+ * Scopes narrow them: without read access to the DocType only level 0 is readable, without
+ * write access only level 0 is (nominally) writable — the doc-level check refuses it anyway.
+ */
 export function permittedLevels(meta: Meta, principal: Principal): FieldLevels {
+  if (principal.scopes !== undefined && !principal.scopes.has(ALL_SCOPE)) return scopedLevelsOf(meta, principal, principal.scopes);
+  // Administrator's levels are not role-derived: never shared with a user holding the same roles.
+  if (isAdministrator(principal)) {
+    let levels = adminLevelCache.get(meta);
+    if (!levels) adminLevelCache.set(meta, (levels = roleLevels(meta, principal)));
+    return levels;
+  }
   let perRoles = levelCache.get(meta);
   if (!perRoles) levelCache.set(meta, (perRoles = new Map()));
   const hit = perRoles.get(principal.rolesKey);
   if (hit) return hit;
+  const result = roleLevels(meta, principal);
+  perRoles.set(principal.rolesKey, result);
+  return result;
+}
+
+function scopedLevelsOf(meta: Meta, principal: Principal, scopes: ReadonlySet<string>): FieldLevels {
+  let perKey = scopedLevelCache.get(meta);
+  if (!perKey) scopedLevelCache.set(meta, (perKey = new Map()));
+  const key = cacheKeyOf(principal, scopes);
+  const hit = perKey.get(key);
+  if (hit) return hit;
+  const result = scopedLevels(meta, permittedLevels(meta, unscoped(principal)), scopeAccess(scopes, meta.name));
+  perKey.set(key, result);
+  return result;
+}
+
+const LEVEL_ZERO: ReadonlySet<number> = new Set([0]);
+
+function scopedLevels(meta: Meta, base: FieldLevels, access: { read: boolean; write: boolean }): FieldLevels {
+  if (access.read && access.write) return base;
+  const read = access.read ? base.read : LEVEL_ZERO;
+  const write = access.write ? base.write : LEVEL_ZERO;
+  if (read === base.read) return { read, write, hidden: base.hidden };
+  const hidden = new Set<string>();
+  for (const f of meta.fields) if (!read.has(f.permlevel ?? 0)) hidden.add(f.fieldname);
+  return { read, write, hidden };
+}
+
+function roleLevels(meta: Meta, principal: Principal): FieldLevels {
   const read = new Set<number>([0]);
   const write = new Set<number>([0]);
   for (const perm of meta.permissions) {
@@ -124,7 +262,5 @@ export function permittedLevels(meta: Meta, principal: Principal): FieldLevels {
   }
   const hidden = new Set<string>();
   for (const f of meta.fields) if (!read.has(f.permlevel ?? 0)) hidden.add(f.fieldname);
-  const result = { read, write, hidden };
-  perRoles.set(principal.rolesKey, result);
-  return result;
+  return { read, write, hidden };
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyAuthenticator, SessionAuthenticator } from '@quire/auth';
 import { publishInvalidation, type ChangeNotifier, type Transaction } from '@quire/db';
 import type { MetaRegistry, TenantRef } from '@quire/meta';
+import type { OAuthRuntime } from '@quire/oauth';
 
 /**
  * How writes tell every API process that cached state changed: a version bump and a NOTIFY in
@@ -12,6 +13,7 @@ export class PlatformChanges implements ChangeNotifier {
     private readonly metas: MetaRegistry,
     private readonly apiKeys: ApiKeyAuthenticator,
     private readonly sessions: SessionAuthenticator,
+    private readonly oauth: OAuthRuntime,
   ) {}
 
   async metaChanged(tx: Transaction, tenant: TenantRef): Promise<void> {
@@ -25,11 +27,23 @@ export class PlatformChanges implements ChangeNotifier {
     tx.afterCommit(() => {
       this.apiKeys.invalidate(tenant.name, user);
       this.sessions.invalidate(tenant.name, { user });
+      this.oauth.invalidateUser(tenant.name, user);
     });
   }
 
   async sessionChanged(tx: Transaction, tenant: TenantRef, sidHash: string): Promise<void> {
     await publishInvalidation(tx, { topic: 'session', tenant: tenant.name, key: sidHash });
     tx.afterCommit(() => this.sessions.invalidate(tenant.name, { sidHash }));
+  }
+
+  async tokenRevoked(tx: Transaction, tenant: { name: string }, kind: 'token' | 'grant', id: string): Promise<void> {
+    await publishInvalidation(tx, { topic: 'oauth', tenant: tenant.name, key: `${kind}:${id}` });
+    tx.afterCommit(() => this.oauth.revocations.apply(tenant.name, kind, id));
+  }
+
+  /** A tenant's OAuth signing keys changed (rotation): verifiers and issuers everywhere reload them. */
+  async signingKeysChanged(tx: Transaction, tenant: { name: string }): Promise<void> {
+    await publishInvalidation(tx, { topic: 'oauth', tenant: tenant.name, key: 'keys' });
+    tx.afterCommit(() => this.oauth.onMessage(tenant.name, 'keys'));
   }
 }

@@ -4,6 +4,7 @@ import { authTableDDL, hashPassword, type SecretBox, loginAttemptsTableDDL, sess
 import { ident, qualified, type Executor, type Transaction } from '@quire/db';
 import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData, type FileStore } from '@quire/documents';
 import { buildTenantMeta, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
+import { createSigningKey, keysTableDDL, oidcTableDDL, publicKeys, revocationsTableDDL } from '@quire/oauth';
 import { ADMINISTRATOR, GUEST, makePrincipal } from '@quire/permissions';
 
 /**
@@ -24,6 +25,9 @@ function systemTableStatements(schema: string): string[] {
     authTableDDL(schema),
     ...sessionsTableDDL(schema),
     loginAttemptsTableDDL(schema),
+    keysTableDDL(schema),
+    revocationsTableDDL(schema),
+    ...oidcTableDDL(schema),
   ];
 }
 
@@ -75,6 +79,7 @@ async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, ser
   }
   for (const def of apps.doctypes) await insertDoc(ctx, 'DocType', asInput(def), { installing: true });
   await installRecords(ctx, apps, options);
+  await createSigningKey(tx, tenant.schema, services.secrets);
 }
 
 /** Brings an existing tenant's standard DocTypes and records up to the loaded apps'. Returns the DocTypes changed. */
@@ -104,6 +109,7 @@ async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, ser
     }
   }
   await installRecords(ctx, apps, {});
+  if ((await publicKeys(tx, tenant.schema)).length === 0) await createSigningKey(tx, tenant.schema, services.secrets);
   return changed;
 }
 

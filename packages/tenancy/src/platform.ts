@@ -3,9 +3,10 @@ import { ApiKeyAuthenticator, SessionAuthenticator, type SecretBox } from '@quir
 import { runMigrations, subscribeInvalidations, type Database, type InvalidationMessage, type Unlisten } from '@quire/db';
 import type { DocContext, FileStore } from '@quire/documents';
 import { MetaRegistry } from '@quire/meta';
+import { OAuthRuntime, type OAuthRuntimeOptions } from '@quire/oauth';
 import type { Principal } from '@quire/permissions';
 import { PlatformChanges } from './changes';
-import { TenantDirectory, type Tenant } from './directory';
+import { normalizeHost, TenantDirectory, type Tenant } from './directory';
 import { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 
 export interface PlatformOptions {
@@ -22,6 +23,8 @@ export interface PlatformOptions {
   apiKeyTtlMs?: number;
   /** Seconds a login session lasts without activity. */
   sessionExpirySeconds?: number;
+  /** OAuth access-token verification: revocation poll, JWKS cache, token principals. */
+  oauth?: OAuthRuntimeOptions;
 }
 
 /**
@@ -37,10 +40,13 @@ export class Platform {
   readonly apiKeys: ApiKeyAuthenticator;
   readonly sessions: SessionAuthenticator;
   readonly changes: PlatformChanges;
+  /** OAuth access tokens: the verifier, the revocation sets, the token users' principals. */
+  readonly oauth: OAuthRuntime;
   readonly files: FileStore;
   readonly secrets: SecretBox;
   private unlisten: Unlisten | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private readonly issuerHostsCache = new WeakMap<Tenant, readonly string[]>();
 
   private constructor(private readonly options: PlatformOptions) {
     this.db = options.db;
@@ -51,7 +57,8 @@ export class Platform {
     this.metas = new MetaRegistry(options.db);
     this.apiKeys = new ApiKeyAuthenticator(options.db, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
     this.sessions = new SessionAuthenticator(options.db, { expirySeconds: this.sessionExpirySeconds });
-    this.changes = new PlatformChanges(this.metas, this.apiKeys, this.sessions);
+    this.oauth = new OAuthRuntime(options.db, options.oauth);
+    this.changes = new PlatformChanges(this.metas, this.apiKeys, this.sessions, this.oauth);
   }
 
   /** Applies the platform schema's migrations (idempotent). */
@@ -82,6 +89,10 @@ export class Platform {
       case 'user':
         this.apiKeys.invalidate(m.tenant, m.key);
         this.sessions.invalidate(m.tenant, m.key === undefined ? undefined : { user: m.key });
+        this.oauth.invalidateUser(m.tenant, m.key);
+        break;
+      case 'oauth':
+        this.oauth.onMessage(m.tenant, m.key);
         break;
       case 'session':
         this.sessions.invalidate(m.tenant, m.key === undefined ? undefined : { sidHash: m.key });
@@ -99,6 +110,7 @@ export class Platform {
       this.metas.invalidateAll();
       this.apiKeys.clear();
       this.sessions.clear();
+      this.oauth.reset();
     }
     this.tenants.refresh().then(
       (changed) => changed.forEach((t) => this.metas.invalidate(t)),
@@ -111,6 +123,20 @@ export class Platform {
     this.metas.invalidate(tenant);
     this.apiKeys.invalidate(tenant);
     this.sessions.invalidate(tenant);
+    this.oauth.forget(tenant);
+  }
+
+  /**
+   * The hosts a tenant's access tokens may be issued at (`iss` host, any scheme and port): its
+   * `<name>.<BASE_DOMAIN>` and custom domains, and — for DEFAULT_TENANT, which is reached on any
+   * address — the host the request came to (`requestHost`).
+   */
+  issuerHosts(tenant: Tenant, requestHost?: string): readonly string[] {
+    let hosts = this.issuerHostsCache.get(tenant);
+    if (!hosts) this.issuerHostsCache.set(tenant, (hosts = this.tenants.hostsOf(tenant).map((h) => h.toLowerCase())));
+    if (tenant.name !== this.options.defaultTenant) return hosts;
+    const own = normalizeHost(requestHost);
+    return own === undefined || hosts.includes(own) ? hosts : [...hosts, own];
   }
 
   /** The context document operations of one request run with. */
@@ -121,6 +147,7 @@ export class Platform {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.oauth.close();
     await this.unlisten?.();
   }
 

@@ -1,6 +1,6 @@
 import { DoesNotExistError } from '@quire/errors';
 import type { Platform } from '@quire/tenancy';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ApiConfig } from './config';
 import { formDict } from './http/form-dict';
@@ -19,13 +19,18 @@ export interface ApiAppOptions {
   platform: Platform;
   config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'trustProxy' | 'maxFileSize'> & { production: boolean };
   logger: Logger;
+  /**
+   * Routers answered before the API's own (the auth service's /oauth, /.well-known and Frappe's
+   * oauth2 paths when every service runs in one process); they resolve the tenant themselves.
+   */
+  before?: RequestHandler[];
 }
 
 /**
  * The API service's express app: request id -> tenant -> body -> caller -> route, and one error
  * handler that renders Frappe's envelope. Routes are generic; none exists per DocType.
  */
-export function createApiApp({ platform, config, logger }: ApiAppOptions): Express {
+export function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -34,6 +39,7 @@ export function createApiApp({ platform, config, logger }: ApiAppOptions): Expre
   const settings = { maxPageLength: config.maxPageLength, sessionExpirySeconds: platform.sessionExpirySeconds, maxFileSize: config.maxFileSize };
   const methods = { platform, settings };
   app.use(requestId);
+  for (const handler of before) app.use(handler);
   app.use(resolveTenant(platform));
   app.use(cors);
   app.use(bodyParsers(config.maxBodySize, config.maxFileSize));

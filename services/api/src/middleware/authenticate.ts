@@ -6,11 +6,13 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Passport } from 'passport';
 import { clearCookie, requestCookies, SESSION_COOKIES } from '../http/cookies';
 import { BasicStrategy, TokenStrategy } from '../strategies/api-key';
+import { BearerStrategy } from '../strategies/bearer';
 import { SessionStrategy } from '../strategies/session';
 
 /**
  * The caller (frappe/auth.py::validate_auth): an Authorization header of exactly two parts must
- * authenticate (else 401), through the passport strategy for its scheme; otherwise a `sid` cookie
+ * authenticate (else 401), through the passport strategy for its scheme (`token`, `basic`, or
+ * `bearer` for OAuth access tokens, case-insensitively); otherwise a `sid` cookie
  * (or parameter) resumes a login session; otherwise the caller is Guest. An explicit
  * Authorization header wins over a cookie.
  */
@@ -18,9 +20,10 @@ export function authenticate(platform: Platform): RequestHandler {
   const passport = new Passport();
   passport.use(new TokenStrategy(platform));
   passport.use(new BasicStrategy(platform));
+  passport.use(new BearerStrategy(platform));
   passport.use(new SessionStrategy(platform));
   const byScheme = new Map<string, RequestHandler>(
-    ['token', 'basic'].map((scheme) => [scheme, passport.authenticate(scheme, { session: false, assignProperty: 'principal' }) as RequestHandler]),
+    ['token', 'basic', 'bearer'].map((scheme) => [scheme, passport.authenticate(scheme, { session: false, assignProperty: 'principal' }) as RequestHandler]),
   );
   const session = passport.authenticate('session', { session: false, assignProperty: 'quireSession' }) as RequestHandler;
 

@@ -1,6 +1,6 @@
 import type { MethodArgs, MethodContext, MethodResponse, MethodSettings, UploadedFile, WhitelistedMethod } from '@quire/apps';
 import { PermissionError, ValidationError, type FrappeError } from '@quire/errors';
-import { GUEST } from '@quire/permissions';
+import { GUEST, isScopeRestricted } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
 import { clearCookie, setCookie } from '../http/cookies';
@@ -90,6 +90,10 @@ export async function callMethod(deps: MethodDependencies, cmd: string, req: Req
   }
   const { tenant, principal } = locals(res);
   if (principal.user === GUEST && !method.allowGuest) throw notWhitelisted(path);
+  // An OAuth token limited by scopes may call only methods whose checks apply those scopes.
+  if (isScopeRestricted(principal) && !method.allowScopedTokens) {
+    throw new PermissionError("Not permitted for this token's scope", { title: 'Not Permitted' });
+  }
   if (!method.methods.has(req.method)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
   const args = methodArgs(req);
   const { ctx, finish } = await methodContext(deps, req, res);

@@ -1,0 +1,75 @@
+import { insertDoc } from '@quire/documents';
+import { DoesNotExistError } from '@quire/errors';
+import { createSigningKey, dropExpiredKeys } from '@quire/oauth';
+import { ADMINISTRATOR, makePrincipal } from '@quire/permissions';
+import type { Tenant } from '@quire/tenancy';
+import { loadAuthConfig } from '@quire/auth-service';
+import { UsageError, type CommandResult } from '../output';
+import type { Runtime } from '../runtime';
+
+const ADMIN = makePrincipal(ADMINISTRATOR, ['Administrator', 'System Manager']);
+
+function tenantOf(rt: Runtime, name: string | undefined, usage: string): Tenant {
+  if (!name) throw new UsageError(usage);
+  const tenant = rt.platform.tenants.get(name);
+  if (!tenant) throw new DoesNotExistError(`Tenant ${name} not found`);
+  return tenant;
+}
+
+export interface OAuthClientCreateOptions {
+  tenant: string | undefined;
+  appName: string | undefined;
+  redirectUris: string[];
+  public: boolean;
+  clientCredentials: boolean;
+  user: string | undefined;
+  scopes: string | undefined;
+  skipAuthorization: boolean;
+  roles: string | undefined;
+}
+
+const CLIENT_USAGE =
+  'usage: quire oauth-client create --tenant T --app-name NAME (--redirect-uri URI... [--public] | --client-credentials --user U) [--scopes "all openid"] [--roles "R1,R2"] [--skip-authorization] [--json]';
+
+/** `quire oauth-client create`: registers an app; a confidential client's secret is printed once. */
+export async function oauthClientCreate(rt: Runtime, o: OAuthClientCreateOptions): Promise<CommandResult> {
+  const tenant = tenantOf(rt, o.tenant, CLIENT_USAGE);
+  if (!o.appName) throw new UsageError(CLIENT_USAGE);
+  const ctx = await rt.platform.context(tenant, ADMIN);
+  const roles = (o.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+  const doc = await insertDoc(ctx, 'OAuth Client', {
+    app_name: o.appName,
+    client_type: o.public ? 'Public' : 'Confidential',
+    grant_type: o.clientCredentials ? 'Client Credentials' : 'Authorization Code',
+    redirect_uris: o.redirectUris.join('\n'),
+    scopes: o.scopes ?? (o.clientCredentials ? 'all' : 'all openid'),
+    skip_authorization: o.skipAuthorization ? 1 : 0,
+    allowed_roles: roles.map((role) => ({ role })),
+    ...(o.user ? { user: o.user } : {}),
+  });
+  const secret = typeof doc.client_secret === 'string' && !o.public ? doc.client_secret : undefined;
+  return {
+    json: { tenant: tenant.name, client_id: doc.name, ...(secret ? { client_secret: secret } : {}), grant_type: doc.grant_type, scopes: doc.scopes },
+    text: [`Client ID: ${String(doc.name)}`, ...(secret ? [`Client secret: ${secret}   (shown once; only its hash is stored)`] : ['Public client: no secret; PKCE is required'])].join('\n'),
+  };
+}
+
+/**
+ * `quire oauth rotate-keys`: a new signing key signs from now on; the previous ones stay published
+ * until every token they signed has expired. Every process hears of it through the invalidation bus.
+ */
+export async function oauthRotateKeys(rt: Runtime, tenantName: string | undefined): Promise<CommandResult> {
+  const tenant = tenantOf(rt, tenantName, 'usage: quire oauth rotate-keys --tenant T [--json]');
+  const { accessTokenTtl } = loadAuthConfig();
+  const { kid, dropped } = await rt.db.transaction(async (tx) => {
+    const kid = await createSigningKey(tx, tenant.schema, rt.platform.secrets);
+    // A retired key is kept while tokens it signed can still be presented (their lifetime, plus clock skew).
+    const dropped = await dropExpiredKeys(tx, tenant.schema, accessTokenTtl + 300);
+    await rt.platform.changes.signingKeysChanged(tx, tenant);
+    return { kid, dropped };
+  });
+  return {
+    json: { tenant: tenant.name, kid, dropped },
+    text: `New signing key ${kid} for ${tenant.name}${dropped ? `; dropped ${dropped} expired key(s)` : ''}`,
+  };
+}

@@ -1,0 +1,320 @@
+import type { Queryable } from '@quire/db';
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { tenantAudience } from './audience';
+import { publicKeys, SIGNING_ALG } from './keys';
+import type { RevocationCache } from './revocation-cache';
+import { parseScopes } from './scopes';
+
+/**
+ * Verification of a tenant's access tokens (RFC 9068 JWTs) in the API process, against the
+ * tenant's published keys (`__OAuthKeys`, retired ones included). Checked: the JWS (ES256 only,
+ * `typ: at+jwt`, a `kid` of the tenant's JWKS), `aud` = the tenant's audience, `exp`/`nbf`/`iat`
+ * with a few seconds' tolerance, the claims this API needs, the issuer's host (one of the
+ * tenant's hosts, http or https, any port), and the revocation sets (token `jti`, grant `gid`).
+ *
+ * Cost: the JWKS is cached per tenant (5 min; re-read on an unknown `kid`, at most once per
+ * `unknownKidCooldownMs` per tenant so garbage kids cannot hammer the database). A token whose
+ * signature and claims verified is remembered (by its exact text, per tenant, until it expires or
+ * the tenant's key set changes), so a client's repeated requests cost a Map lookup, the issuer
+ * and expiry checks and two Set lookups; only a token's first request pays the ECDSA verify.
+ */
+
+export type AccessTokenFailure =
+  | 'malformed'
+  | 'unsupported_alg'
+  | 'unknown_key'
+  | 'signature'
+  | 'type'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'audience'
+  | 'claims'
+  | 'issuer'
+  | 'revoked'
+  | 'user';
+
+/** Why a token was refused (the API answers 401 for every reason). */
+export class AccessTokenError extends Error {
+  constructor(
+    readonly reason: AccessTokenFailure,
+    message: string = reason,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AccessTokenError';
+  }
+}
+
+export interface VerifiedAccessToken {
+  /** `sub`: the user the token acts for. */
+  user: string;
+  scopes: Set<string>;
+  /** The raw `scope` claim. */
+  scope: string;
+  clientId: string;
+  jti: string;
+  grantId?: string;
+  issuer: string;
+  /** `exp`, in seconds since the epoch. */
+  expiresAt: number;
+}
+
+export interface VerifierOptions {
+  /** How long a tenant's JWKS is used before it is read again. */
+  jwksTtlMs?: number;
+  /** Least time between two reads of a tenant's JWKS caused by unknown `kid`s. */
+  unknownKidCooldownMs?: number;
+  clockToleranceSeconds?: number;
+  /** Verified tokens remembered (all tenants together). */
+  maxVerified?: number;
+  /** Longer Authorization values are refused unparsed. */
+  maxTokenLength?: number;
+}
+
+export interface VerifierTenant {
+  name: string;
+  schema: string;
+}
+
+interface KeySet {
+  fingerprint: string;
+  kids: ReadonlySet<string>;
+  resolve: JWTVerifyGetKey;
+  expiresAt: number;
+}
+
+interface TenantKeys {
+  schema: string;
+  set: KeySet | undefined;
+  loading: Promise<KeySet> | undefined;
+  lastRead: number;
+}
+
+interface Verified {
+  token: VerifiedAccessToken;
+  /** Lower-cased issuer host. */
+  issuerHost: string;
+  keys: KeySet;
+}
+
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const REQUIRED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id'];
+
+export class AccessTokenVerifier {
+  private readonly keys = new Map<string, TenantKeys>();
+  private readonly verified = new Map<string, Map<string, Verified>>();
+  private verifiedCount = 0;
+  private readonly jwksTtlMs: number;
+  private readonly cooldownMs: number;
+  private readonly tolerance: number;
+  private readonly maxVerified: number;
+  private readonly maxTokenLength: number;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly revocations: RevocationCache,
+    options: VerifierOptions = {},
+  ) {
+    this.jwksTtlMs = options.jwksTtlMs ?? 5 * 60_000;
+    this.cooldownMs = options.unknownKidCooldownMs ?? 2000;
+    this.tolerance = options.clockToleranceSeconds ?? 5;
+    this.maxVerified = options.maxVerified ?? 10_000;
+    this.maxTokenLength = options.maxTokenLength ?? 8192;
+  }
+
+  /**
+   * The token's user, scopes, client and ids, or an AccessTokenError. `issuerHosts`: the hosts
+   * the tenant's issuer may be at (lower-cased, no port).
+   */
+  async verify(token: string, tenant: VerifierTenant, issuerHosts: readonly string[]): Promise<VerifiedAccessToken> {
+    if (typeof token !== 'string' || token.length > this.maxTokenLength || !COMPACT_JWS.test(token)) {
+      throw new AccessTokenError('malformed', 'not a compact JWS');
+    }
+    let perTenant = this.verified.get(tenant.name);
+    let hit = perTenant?.get(token);
+    const now = Date.now();
+    if (hit && (hit.keys !== this.keys.get(tenant.name)?.set || hit.keys.expiresAt <= now)) {
+      perTenant!.delete(token);
+      this.verifiedCount--;
+      hit = undefined;
+    }
+    if (hit && hit.token.expiresAt + this.tolerance <= now / 1000) throw new AccessTokenError('expired', 'token expired');
+    if (!hit) {
+      hit = await this.verifySignature(token, tenant);
+      if (!perTenant) this.verified.set(tenant.name, (perTenant = new Map()));
+      this.remember(perTenant, token, hit);
+    }
+    if (!issuerHosts.includes(hit.issuerHost)) throw new AccessTokenError('issuer', `issuer ${hit.token.issuer} is not this tenant's`);
+    if (await this.revocations.isRevoked(tenant, hit.token.jti, hit.token.grantId)) throw new AccessTokenError('revoked', 'token revoked');
+    return hit.token;
+  }
+
+  /** Drops a tenant's cached JWKS (keys rotated or removed), or every tenant's. */
+  invalidateKeys(tenant?: string): void {
+    if (tenant === undefined) {
+      this.keys.clear();
+      this.verified.clear();
+      this.verifiedCount = 0;
+      return;
+    }
+    this.keys.delete(tenant);
+    this.forgetVerified(tenant);
+  }
+
+  private forgetVerified(tenant: string): void {
+    const perTenant = this.verified.get(tenant);
+    if (!perTenant) return;
+    this.verifiedCount -= perTenant.size;
+    this.verified.delete(tenant);
+  }
+
+  private remember(perTenant: Map<string, Verified>, token: string, v: Verified): void {
+    if (this.verifiedCount >= this.maxVerified) {
+      // Oldest first: the first tenant's first entries (insertion order); expired ones go first anyway.
+      for (const [name, map] of this.verified) {
+        const oldest = map.keys().next();
+        if (!oldest.done) {
+          map.delete(oldest.value);
+          this.verifiedCount--;
+        }
+        if (map.size === 0) this.verified.delete(name);
+        break;
+      }
+    }
+    perTenant.set(token, v);
+    this.verifiedCount++;
+  }
+
+  private async verifySignature(token: string, tenant: VerifierTenant): Promise<Verified> {
+    let used: KeySet | undefined;
+    const getKey: JWTVerifyGetKey = async (header, jws) => {
+      const kid = header.kid;
+      if (typeof kid !== 'string' || kid === '') throw new AccessTokenError('unknown_key', 'no kid');
+      let set = await this.keySet(tenant);
+      if (!set.kids.has(kid)) set = await this.afterUnknownKid(tenant, set);
+      if (!set.kids.has(kid)) throw new AccessTokenError('unknown_key', `unknown kid ${kid}`);
+      used = set;
+      return set.resolve(header, jws);
+    };
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, getKey, {
+        algorithms: [SIGNING_ALG],
+        typ: 'at+jwt',
+        audience: tenantAudience(tenant.name),
+        clockTolerance: this.tolerance,
+        requiredClaims: REQUIRED_CLAIMS,
+      }));
+    } catch (e) {
+      throw refusal(e);
+    }
+    const claims = payload as JWTPayload & { client_id?: unknown; scope?: unknown; gid?: unknown };
+    const str = (v: unknown) => typeof v === 'string' && v !== '';
+    if (!str(claims.sub) || !str(claims.jti) || !str(claims.client_id) || !str(claims.iss) || typeof claims.iat !== 'number') {
+      throw new AccessTokenError('claims', 'sub, jti, client_id and iss must be non-empty strings');
+    }
+    if (claims.scope !== undefined && typeof claims.scope !== 'string') throw new AccessTokenError('claims', 'scope must be a string');
+    if (claims.gid !== undefined && !str(claims.gid)) throw new AccessTokenError('claims', 'gid must be a non-empty string');
+    const issuerHost = hostOfIssuer(claims.iss!);
+    if (issuerHost === undefined) throw new AccessTokenError('issuer', 'the issuer must be an http(s) origin');
+    const scope = (claims.scope as string | undefined) ?? '';
+    const result: VerifiedAccessToken = {
+      user: claims.sub!,
+      scopes: parseScopes(scope),
+      scope,
+      clientId: claims.client_id as string,
+      jti: claims.jti!,
+      issuer: claims.iss!,
+      expiresAt: claims.exp!,
+    };
+    if (claims.gid !== undefined) result.grantId = claims.gid as string;
+    return { token: result, issuerHost, keys: used! };
+  }
+
+  /** The tenant's key set: cached, read again after `jwksTtlMs`. */
+  private keySet(tenant: VerifierTenant): Promise<KeySet> | KeySet {
+    const state = this.stateOf(tenant);
+    if (state.set && state.set.expiresAt > Date.now()) return state.set;
+    return this.read(tenant, state);
+  }
+
+  /**
+   * A token names a kid the cached set lacks (new key after a rotation, or garbage): read the set
+   * again, but not sooner than `cooldownMs` after the last read; requests arriving meanwhile wait
+   * for that one read.
+   */
+  private async afterUnknownKid(tenant: VerifierTenant, seen: KeySet): Promise<KeySet> {
+    const state = this.stateOf(tenant);
+    if (state.loading) return state.loading;
+    if (state.set !== seen) return state.set ?? this.read(tenant, state);
+    const wait = state.lastRead + this.cooldownMs - Date.now();
+    if (wait <= 0) return this.read(tenant, state);
+    const read = new Promise<void>((r) => setTimeout(r, wait).unref()).then(() => this.read(tenant, state, true));
+    state.loading = read;
+    return read;
+  }
+
+  private stateOf(tenant: VerifierTenant): TenantKeys {
+    let state = this.keys.get(tenant.name);
+    if (!state || state.schema !== tenant.schema) {
+      state = { schema: tenant.schema, set: undefined, loading: undefined, lastRead: 0 };
+      this.keys.set(tenant.name, state);
+      this.forgetVerified(tenant.name);
+    }
+    return state;
+  }
+
+  private read(tenant: VerifierTenant, state: TenantKeys, scheduled = false): Promise<KeySet> {
+    if (state.loading && !scheduled) return state.loading;
+    const loading: Promise<KeySet> = (async () => {
+      state.lastRead = Date.now();
+      const keys = (await publicKeys(this.db, tenant.schema)).filter((k) => k.alg === SIGNING_ALG);
+      const fingerprint = JSON.stringify(keys.map((k) => [k.kid, k.jwk]));
+      const expiresAt = Date.now() + this.jwksTtlMs;
+      if (state.set && state.set.fingerprint === fingerprint) {
+        state.set.expiresAt = expiresAt; // unchanged: tokens verified against it stay verified
+      } else {
+        const jwks = keys.map((k) => ({ ...k.jwk, kid: k.kid, alg: SIGNING_ALG }));
+        state.set = { fingerprint, kids: new Set(keys.map((k) => k.kid)), resolve: createLocalJWKSet({ keys: jwks }), expiresAt };
+      }
+      return state.set;
+    })().finally(() => {
+      if (state.loading === loading) state.loading = undefined;
+    });
+    state.loading = loading;
+    return loading;
+  }
+}
+
+/** The lower-cased host of an issuer that is an http(s) origin (no path, query, fragment or user), else undefined. */
+export function hostOfIssuer(iss: string): string | undefined {
+  if (!/^https?:\/\//i.test(iss)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(iss);
+  } catch {
+    return undefined;
+  }
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) return undefined;
+  if (iss.includes('?') || iss.includes('#')) return undefined;
+  const host = url.hostname.toLowerCase();
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+function refusal(e: unknown): unknown {
+  if (e instanceof AccessTokenError) return e;
+  if (e instanceof joseErrors.JWTExpired) return new AccessTokenError('expired', 'token expired', { cause: e });
+  if (e instanceof joseErrors.JWTClaimValidationFailed) {
+    const reason: AccessTokenFailure = e.claim === 'aud' ? 'audience' : e.claim === 'typ' ? 'type' : e.claim === 'nbf' ? 'not_yet_valid' : 'claims';
+    return new AccessTokenError(reason, e.message, { cause: e });
+  }
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return new AccessTokenError('signature', 'signature verification failed', { cause: e });
+  if (e instanceof joseErrors.JOSEAlgNotAllowed || e instanceof joseErrors.JOSENotSupported) {
+    return new AccessTokenError('unsupported_alg', e.message, { cause: e });
+  }
+  if (e instanceof joseErrors.JWKSNoMatchingKey || e instanceof joseErrors.JWKSMultipleMatchingKeys) {
+    return new AccessTokenError('unknown_key', e.message, { cause: e });
+  }
+  if (e instanceof joseErrors.JOSEError) return new AccessTokenError('malformed', e.message, { cause: e });
+  return e; // the database, not the token: let the caller answer 500
+}

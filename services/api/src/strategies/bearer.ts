@@ -1,0 +1,40 @@
+import { AuthenticationError } from '@quire/errors';
+import type { Platform } from '@quire/tenancy';
+import type { Request } from 'express';
+import { Strategy } from 'passport-strategy';
+import { locals } from '../http/locals';
+
+/**
+ * OAuth 2.0 access tokens (RFC 6750 `Authorization: Bearer <token>`): RFC 9068 JWTs of the
+ * tenant's issuer, verified in this process against the tenant's JWKS (platform.oauth). The caller
+ * is the token's user with the token's scopes applied to every permission check. Any refusal
+ * (bad signature, another tenant's token, expired, revoked, disabled user, …) is a 401
+ * AuthenticationError, as for a bad API key; the reason goes to the debug log only.
+ */
+export class BearerStrategy extends Strategy {
+  name = 'bearer';
+
+  constructor(private readonly platform: Platform) {
+    super();
+  }
+
+  override authenticate(req: Request): void {
+    const token = (req.headers.authorization ?? '').split(' ')[1] ?? '';
+    const res = req.res!;
+    const { tenant } = locals(res);
+    // DEFAULT_TENANT is reached on any address: the host this request came to may be its issuer's.
+    const hosts = this.platform.issuerHosts(tenant, req.hostname);
+    this.platform.oauth.authenticateBearer(tenant, token, hosts).then(
+      (outcome) => {
+        if (outcome.ok) {
+          this.success(outcome.principal);
+          return;
+        }
+        res.locals.authRefusal = outcome.reason;
+        res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+        this.error(new AuthenticationError('', { silent: true }));
+      },
+      (e: unknown) => this.error(e as Error),
+    );
+  }
+}

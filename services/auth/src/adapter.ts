@@ -1,0 +1,108 @@
+import { readSecretHash } from '@quire/auth';
+import type { Queryable } from '@quire/db';
+import type { TenantMeta } from '@quire/meta';
+import { consumeModel, destroyModel, findModel, findModelByUid, findModelByUserCode, revokeGrantModels, SIGNING_ALG, upsertModel } from '@quire/oauth';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { apiScopesFor } from './scopes';
+
+/**
+ * oidc-provider's storage for one tenant: every model in the tenant's `__OIDC` table, except
+ * clients, which are the tenant's OAuth Client documents (their secret is a hash; see
+ * provider.ts for how it is compared).
+ */
+export interface TenantStore {
+  db: Queryable;
+  schema: string;
+  meta: () => TenantMeta | undefined;
+}
+
+export interface ClientRow {
+  name: string;
+  client_type: string;
+  grant_type: string;
+  scopes: string | null;
+  redirect_uris: string | null;
+  user: string | null;
+  app_name: string | null;
+}
+
+/** An OAuth Client document's row (its secret is not in it: that is a hash in __Auth). */
+export async function readClient(store: TenantStore, id: string): Promise<ClientRow | undefined> {
+  const clients = store.meta()?.get('OAuth Client');
+  if (!clients) return undefined;
+  const { rows } = await store.db.query<ClientRow>(
+    `SELECT "name", "client_type", "grant_type", "scopes", "redirect_uris", "user", "app_name" FROM ${clients.table} WHERE "name" = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** The scopes a client's document lists. */
+export function configuredScopes(row: ClientRow): string[] {
+  return String(row.scopes ?? '').split(/\s+/).filter(Boolean);
+}
+
+/**
+ * An OAuth Client document as oidc-provider client metadata. `quire_scopes` are the API scopes it
+ * may be granted (its configured ones and, with `all`, any DocType's), which the resource server
+ * info hands out; identity scopes are open to every code-flow client. ID tokens are ES256-signed,
+ * the only kind of key a tenant has.
+ */
+export async function clientMetadata(store: TenantStore, id: string): Promise<AdapterPayload | undefined> {
+  const row = await readClient(store, id);
+  if (!row) return undefined;
+  const confidential = row.client_type !== 'Public';
+  const codeFlow = row.grant_type === 'Authorization Code';
+  const secretHash = confidential ? await readSecretHash(store.db, store.schema, 'OAuth Client', row.name, 'client_secret') : undefined;
+  if (confidential && !secretHash) return undefined;
+  return {
+    client_id: row.name,
+    client_name: row.app_name ?? row.name,
+    ...(confidential ? { client_secret: secretHash!, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+    grant_types: codeFlow ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
+    response_types: codeFlow ? ['code'] : [],
+    redirect_uris: codeFlow ? String(row.redirect_uris ?? '').split(/\s+/).filter(Boolean) : [],
+    quire_scopes: apiScopesFor(configuredScopes(row), store.meta()).join(' '),
+    id_token_signed_response_alg: SIGNING_ALG,
+    ...(row.user ? { quire_user: row.user } : {}),
+  } as AdapterPayload;
+}
+
+export function adapterFor(store: TenantStore): new (model: string) => Adapter {
+  return class TenantAdapter implements Adapter {
+    constructor(private readonly model: string) {}
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      await upsertModel(store.db, store.schema, this.model, id, payload as Record<string, unknown>, expiresIn || undefined);
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === 'Client') return clientMetadata(store, id);
+      const found = await findModel(store.db, store.schema, this.model, id);
+      if (!found) return undefined;
+      return { ...found.payload, ...(found.consumed ? { consumed: true } : {}) } as AdapterPayload;
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      const found = await findModelByUserCode(store.db, store.schema, this.model, userCode);
+      return found ? ({ ...found.payload, ...(found.consumed ? { consumed: true } : {}) } as AdapterPayload) : undefined;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const found = await findModelByUid(store.db, store.schema, this.model, uid);
+      return found ? ({ ...found.payload, ...(found.consumed ? { consumed: true } : {}) } as AdapterPayload) : undefined;
+    }
+
+    async consume(id: string): Promise<void> {
+      await consumeModel(store.db, store.schema, this.model, id);
+    }
+
+    async destroy(id: string): Promise<void> {
+      await destroyModel(store.db, store.schema, this.model, id);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await revokeGrantModels(store.db, store.schema, grantId);
+    }
+  };
+}

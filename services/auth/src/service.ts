@@ -1,0 +1,85 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { activeGrantCount } from '@quire/oauth';
+import type { Platform } from '@quire/tenancy';
+import express, { type Router } from 'express';
+import type { Logger } from 'pino';
+import { createAuthRouter, ProviderRegistry } from './app';
+import type { AuthConfig } from './config';
+import { AuthMetrics } from './metrics';
+
+export interface AuthMount {
+  /** Mount before the API's routes: it answers /oauth/*, /.well-known/* and Frappe's oauth2 paths. */
+  router: Router;
+  metrics: AuthMetrics;
+  registry: ProviderRegistry;
+  close(): void;
+}
+
+/**
+ * The auth service's routes and state for one process: providers per tenant and origin, rebuilt
+ * when a tenant's signing keys change (announced by `quire oauth rotate-keys` on any process).
+ */
+export function createAuthMount(platform: Platform, config: AuthConfig, logger: Logger): AuthMount {
+  let registry: ProviderRegistry | undefined;
+  const metrics = new AuthMetrics(async () => {
+    let total = 0;
+    for (const name of registry?.tenants() ?? []) {
+      const tenant = platform.tenants.get(name);
+      if (tenant) total += await activeGrantCount(platform.db, tenant.schema);
+    }
+    return total;
+  });
+  // oidc-provider signs its interaction and session cookies; every process must use the same keys.
+  const cookieKeys = [platform.secrets.derive('oidc-provider cookies').toString('base64url')];
+  registry = new ProviderRegistry({ platform, config, metrics, cookieKeys, logger });
+  const unsubscribe = platform.oauth.onKeysChanged((tenant) => registry.forget(tenant));
+  return { router: createAuthRouter({ platform, config, metrics, cookieKeys, logger }, registry), metrics, registry, close: unsubscribe };
+}
+
+export interface AuthService {
+  port: number;
+  metrics: AuthMetrics;
+  close(): Promise<void>;
+}
+
+/** `quire serve auth`: the auth routes on AUTH_PORT, with /metrics and /healthz. */
+export async function startAuthService(platform: Platform, config: AuthConfig, logger: Logger): Promise<AuthService> {
+  const mount = createAuthMount(platform, config, logger);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', config.trustProxy);
+  app.get('/metrics', (_req, res, next) => {
+    mount.metrics.registry.metrics().then((text) => res.type(mount.metrics.registry.contentType).send(text), next);
+  });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.use(mount.router);
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not_found', error_description: 'Not an endpoint of the auth service' });
+  });
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    logger.error({ err }, 'auth service error');
+    if (!res.headersSent) res.status(500).json({ error: 'server_error', error_description: 'An unexpected error occurred' });
+  });
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    metrics: mount.metrics,
+    async close() {
+      mount.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
