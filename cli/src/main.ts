@@ -17,7 +17,7 @@ const USAGE = `usage: quire <command> [options] [--json]
   tenant set <name> --allow-cors ORIGIN...   CORS origins allowed with credentials (* for any)
   user create --tenant T --email E [--password P] [--roles "R1,R2"] [--first-name N]
   keys generate --tenant T --user U
-  oauth-client create --tenant T --app-name NAME (--redirect-uri URI... [--public] | --client-credentials --user U)
+  oauth-client create --tenant T --app-name NAME (--redirect-uri URI... [--public] | --grant-type "Client Credentials" --user U)
                       [--scopes "all openid"] [--roles "R1,R2"] [--skip-authorization]
   oauth rotate-keys --tenant T              a new signing key; old ones verify until their tokens expire
   serve [api|webhooks|auth]                 run one service, or all of them (npm start)
@@ -42,7 +42,7 @@ function parse(argv: string[]) {
       'app-name': { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true, default: [] },
       public: { type: 'boolean', default: false },
-      'client-credentials': { type: 'boolean', default: false },
+      'grant-type': { type: 'string' },
       scopes: { type: 'string' },
       'skip-authorization': { type: 'boolean', default: false },
       yes: { type: 'boolean', default: false },
@@ -89,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
           appName: o['app-name'],
           redirectUris: o['redirect-uri'] ?? [],
           public: o.public ?? false,
-          clientCredentials: o['client-credentials'] ?? false,
+          grantType: o['grant-type'],
           user: o.user,
           scopes: o.scopes,
           skipAuthorization: o['skip-authorization'] ?? false,

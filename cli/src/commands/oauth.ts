@@ -21,7 +21,8 @@ export interface OAuthClientCreateOptions {
   appName: string | undefined;
   redirectUris: string[];
   public: boolean;
-  clientCredentials: boolean;
+  /** `Authorization Code` (default) or `Client Credentials`. */
+  grantType: string | undefined;
   user: string | undefined;
   scopes: string | undefined;
   skipAuthorization: boolean;
@@ -29,20 +30,25 @@ export interface OAuthClientCreateOptions {
 }
 
 const CLIENT_USAGE =
-  'usage: quire oauth-client create --tenant T --app-name NAME (--redirect-uri URI... [--public] | --client-credentials --user U) [--scopes "all openid"] [--roles "R1,R2"] [--skip-authorization] [--json]';
+  'usage: quire oauth-client create --tenant T --app-name NAME (--redirect-uri URI... [--public] | --grant-type "Client Credentials" --user U) [--scopes "all openid"] [--roles "R1,R2"] [--skip-authorization] [--json]';
 
 /** `quire oauth-client create`: registers an app; a confidential client's secret is printed once. */
 export async function oauthClientCreate(rt: Runtime, o: OAuthClientCreateOptions): Promise<CommandResult> {
   const tenant = tenantOf(rt, o.tenant, CLIENT_USAGE);
   if (!o.appName) throw new UsageError(CLIENT_USAGE);
+  const grantType = o.grantType ?? 'Authorization Code';
+  if (grantType !== 'Authorization Code' && grantType !== 'Client Credentials') {
+    throw new UsageError(`--grant-type is "Authorization Code" or "Client Credentials" (the implicit and password grants are not offered)\n${CLIENT_USAGE}`);
+  }
+  const clientCredentials = grantType === 'Client Credentials';
   const ctx = await rt.platform.context(tenant, ADMIN);
   const roles = (o.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
   const doc = await insertDoc(ctx, 'OAuth Client', {
     app_name: o.appName,
     client_type: o.public ? 'Public' : 'Confidential',
-    grant_type: o.clientCredentials ? 'Client Credentials' : 'Authorization Code',
+    grant_type: grantType,
     redirect_uris: o.redirectUris.join('\n'),
-    scopes: o.scopes ?? (o.clientCredentials ? 'all' : 'all openid'),
+    scopes: o.scopes ?? (clientCredentials ? 'all' : 'all openid'),
     skip_authorization: o.skipAuthorization ? 1 : 0,
     allowed_roles: roles.map((role) => ({ role })),
     ...(o.user ? { user: o.user } : {}),

@@ -85,3 +85,14 @@ export function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z
   }
   return result.data;
 }
+
+/**
+ * TRUST_PROXY as express's `trust proxy` takes it: `true`/`false`, a hop count, or addresses and
+ * subnets (`loopback, 10.0.0.0/8`). Only then are X-Forwarded-Proto/Host/For believed.
+ */
+export type TrustProxy = boolean | number | string;
+
+export function parseTrustProxy(text: string): TrustProxy {
+  const tp = text.trim().toLowerCase();
+  return tp === 'true' ? true : tp === 'false' || tp === '' ? false : /^\d+$/.test(tp) ? Number(tp) : text.trim();
+}

@@ -1,4 +1,4 @@
-import { loadPlatformConfig, parse, type PlatformConfig } from '@quire/config';
+import { loadPlatformConfig, parse, parseTrustProxy, type PlatformConfig, type TrustProxy } from '@quire/config';
 import { z } from 'zod';
 
 const apiSchema = z.object({
@@ -19,21 +19,20 @@ export interface ApiConfig {
   maxPageLength: number;
   maxBodySize: string;
   /** express' `trust proxy` setting: false, true, a hop count or a list of addresses. */
-  trustProxy: boolean | number | string;
+  trustProxy: TrustProxy;
   /** Largest upload accepted, in bytes (Frappe's max_file_size, 25 MiB). */
   maxFileSize: number;
 }
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const c = parse(apiSchema, env);
-  const tp = c.TRUST_PROXY.trim().toLowerCase();
   return {
     platform: loadPlatformConfig(env),
     port: c.PORT,
     host: c.HOST,
     maxPageLength: c.LIST_MAX_PAGE_LENGTH,
     maxBodySize: c.MAX_BODY_SIZE,
-    trustProxy: tp === 'true' ? true : tp === 'false' ? false : /^\d+$/.test(tp) ? Number(tp) : c.TRUST_PROXY,
+    trustProxy: parseTrustProxy(c.TRUST_PROXY),
     maxFileSize: c.MAX_FILE_SIZE,
   };
 }

@@ -33,6 +33,12 @@ export interface AuthAppDeps {
 }
 
 const CSRF_COOKIE = 'oauth_csrf';
+
+/** Frappe's oauth2 methods, at /api/method and /api/v1/method alike. */
+const FRAPPE_METHODS = ['authorize', 'get_token', 'revoke_token', 'introspect_token', 'openid_profile', 'openid_configuration'] as const;
+const FRAPPE_PREFIXES = ['/api/method/frappe.integrations.oauth2.', '/api/v1/method/frappe.integrations.oauth2.'];
+const FRAPPE_PATHS = FRAPPE_PREFIXES.flatMap((prefix) => FRAPPE_METHODS.map((m) => `${prefix}${m}`));
+const frappe = (method: (typeof FRAPPE_METHODS)[number]) => FRAPPE_PREFIXES.map((prefix) => `${prefix}${method}`);
 const SUNSET = 'The implicit and password grants are not offered (OAuth 2.0 Security Best Current Practice, RFC 9700): use the authorization code grant with PKCE';
 
 /** Providers per tenant and origin, built on first use and dropped when the tenant's keys change. */
@@ -142,15 +148,16 @@ export function createAuthRouter(deps: AuthAppDeps, registry: ProviderRegistry):
   }
 
   // --- tenant and origin, then the provider for them ---
-  router.use(['/oauth', '/.well-known', '/api/method/frappe.integrations.oauth2.'], async (req, res, next) => {
+  router.use(['/oauth', '/.well-known', ...FRAPPE_PATHS], async (req, res, next) => {
     // The issuer is the origin the tenant is reached at, so the tenant comes from Host alone
     // (not X-Frappe-Site-Name): a token's `iss` must name one of the tenant's own hosts.
-    const tenant = platform.tenants.resolve(req.headers.host);
+    // req.protocol and req.host follow X-Forwarded-Proto/Host only when `trust proxy` is configured.
+    const tenant = platform.tenants.resolve(req.host);
     if (!tenant || tenant.status !== 'active') {
       oauthError(res, 404, 'invalid_request', 'Unknown site');
       return;
     }
-    const origin = `${req.protocol}://${req.get('host')}`;
+    const origin = `${req.protocol}://${req.host}`;
     try {
       res.locals.tenant = tenant;
       res.locals.origin = origin;
@@ -161,10 +168,17 @@ export function createAuthRouter(deps: AuthAppDeps, registry: ProviderRegistry):
     }
   });
 
-  // oidc-provider builds its URLs from the path it was mounted at; it is mounted at the root of the origin.
+  // oidc-provider builds its URLs from the path it was mounted at (the root of the origin), and
+  // from the scheme and host express decided on (X-Forwarded-* only from a trusted proxy).
+  const handlers = new WeakMap<Provider, ReturnType<Provider['callback']>>();
   const toProvider = (req: Request, res: Response) => {
+    const { provider } = locals(res);
+    let handle = handlers.get(provider);
+    if (!handle) handlers.set(provider, (handle = provider.callback()));
     req.baseUrl = '';
-    locals(res).provider.callback()(req, res);
+    req.headers['x-forwarded-proto'] = req.protocol;
+    req.headers['x-forwarded-host'] = req.host;
+    void handle(req, res);
   };
 
   // --- refused grants, with the reason ---
@@ -430,12 +444,11 @@ export function createAuthRouter(deps: AuthAppDeps, registry: ProviderRegistry):
   }
 
   // --- Frappe's paths (frappe/integrations/oauth2.py), answering with Frappe's top-level shapes ---
-  const frappe = '/api/method/frappe.integrations.oauth2.';
-  router.get(`${frappe}authorize`, (req, res) => {
+  router.get(frappe('authorize'), (req, res) => {
     const query = new URLSearchParams(req.query as Record<string, string>).toString();
     res.redirect(302, `/oauth/auth${query ? `?${query}` : ''}`);
   });
-  router.post(`${frappe}get_token`, form, (req, res, next) => {
+  router.post(frappe('get_token'), form, (req, res, next) => {
     formSecretToBasic(req);
     void tokenPolicy(req, res)
       .then((refused) => {
@@ -445,7 +458,7 @@ export function createAuthRouter(deps: AuthAppDeps, registry: ProviderRegistry):
       })
       .catch(next);
   });
-  router.post(`${frappe}revoke_token`, form, (req, res, next) => {
+  router.post(frappe('revoke_token'), form, (req, res, next) => {
     void revoke(req, res, () => {
       // a refresh token: oidc-provider revokes it (and its grant); Frappe answers {} either way
       formSecretToBasic(req);
@@ -461,15 +474,15 @@ export function createAuthRouter(deps: AuthAppDeps, registry: ProviderRegistry):
       toProvider(req, res);
     }, true).catch(next);
   });
-  router.all(`${frappe}introspect_token`, form, (req, res, next) => {
+  router.all(frappe('introspect_token'), form, (req, res, next) => {
     formSecretToBasic(req);
     void introspect(req, res, () => {
       req.url = '/oauth/token/introspection';
       toProvider(req, res);
     }).catch(next);
   });
-  router.all(`${frappe}openid_profile`, (req, res, next) => void userinfo(req, res).catch(next));
-  router.get(`${frappe}openid_configuration`, (req, res) => {
+  router.all(frappe('openid_profile'), (req, res, next) => void userinfo(req, res).catch(next));
+  router.get(frappe('openid_configuration'), (req, res) => {
     req.url = '/.well-known/openid-configuration';
     toProvider(req, res);
   });

@@ -1,4 +1,4 @@
-import { loadPlatformConfig, parse, type PlatformConfig } from '@quire/config';
+import { loadPlatformConfig, parse, parseTrustProxy, type PlatformConfig, type TrustProxy } from '@quire/config';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -13,8 +13,8 @@ export interface AuthConfig {
   platform: PlatformConfig;
   /** Port of `quire serve auth` (its /oauth/, /.well-known/ and /metrics). */
   port: number;
-  /** Trust X-Forwarded-Proto/Host (and -For) only behind a configured proxy. */
-  trustProxy: boolean;
+  /** Trust X-Forwarded-Proto/Host (and -For) only behind a configured proxy (TRUST_PROXY, as the API reads it). */
+  trustProxy: TrustProxy;
   accessTokenTtl: number;
   refreshTokenTtl: number;
   codeTtl: number;
@@ -25,7 +25,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
   return {
     platform: loadPlatformConfig(env),
     port: c.AUTH_PORT,
-    trustProxy: c.TRUST_PROXY.trim().toLowerCase() !== 'false' && c.TRUST_PROXY.trim() !== '0',
+    trustProxy: parseTrustProxy(c.TRUST_PROXY),
     accessTokenTtl: c.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtl: c.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
     codeTtl: c.OAUTH_CODE_TTL_SECONDS,

@@ -132,7 +132,9 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
   };
 
   const provider = new Provider(origin, configuration);
-  provider.proxy = config.trustProxy;
+  // Koa's proxy switch is all-or-nothing: express, in front, applies TRUST_PROXY's rules and hands
+  // the provider the scheme and host it decided on (see toProvider in app.ts).
+  provider.proxy = true;
   // Client secrets are stored as SHA-256 hashes (they are random 192-bit values); compare in constant time.
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(Boolean(this.clientSecret) && verifyApiSecret(actual, this.clientSecret!));
