@@ -3,7 +3,7 @@ import { DoesNotExistError } from '@quire/errors';
 import { createSigningKey, dropExpiredKeys } from '@quire/oauth';
 import { ADMINISTRATOR, makePrincipal } from '@quire/permissions';
 import type { Tenant } from '@quire/tenancy';
-import { loadAuthConfig } from '@quire/auth-service';
+import { loadAuthConfig } from '@quire/auth-service/config';
 import { UsageError, type CommandResult } from '../output';
 import type { Runtime } from '../runtime';
 

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadApiConfig, startApiServer, type ApiConfig, type RunningServer } from '@quire/api';
-import { createAuthMount, loadAuthConfig, startAuthService, type AuthMount, type AuthService } from '@quire/auth-service';
+import type { AuthMount, AuthService } from '@quire/auth-service';
+import { loadAuthConfig } from '@quire/auth-service/config';
 import { createTenant } from '@quire/tenancy';
 import { QueueProducer, webhookCapture } from '@quire/webhooks';
 import { loadWebhooksConfig, startWebhooksService, type WebhooksService } from '@quire/webhooks-service';
@@ -63,8 +64,12 @@ export async function serve(which: string | undefined): Promise<void> {
   let api: RunningServer | undefined;
   let authMount: AuthMount | undefined;
   let authService: AuthService | undefined;
-  if (run.has('auth') && run.size === 1) authService = await startAuthService(rt.platform, authConfig, logger.child({ service: 'auth' }));
-  else if (run.has('auth')) authMount = createAuthMount(rt.platform, authConfig, logger.child({ service: 'auth' }));
+  if (run.has('auth')) {
+    // Loaded only when serving it: oidc-provider and its dependencies are not small.
+    const { createAuthMount, startAuthService } = await import('@quire/auth-service');
+    if (run.size === 1) authService = await startAuthService(rt.platform, authConfig, logger.child({ service: 'auth' }));
+    else authMount = createAuthMount(rt.platform, authConfig, logger.child({ service: 'auth' }));
+  }
   if (run.has('webhooks')) webhooks = await startWebhooksService(rt.platform, hooksConfig, logger.child({ service: 'webhooks' }), run.size === 1);
   if (run.has('api')) {
     // Webhook events are written with each change; after commit, wake whatever delivers them.

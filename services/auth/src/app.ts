@@ -465,8 +465,9 @@ export function createAuthRouter(deps: AuthAppDeps, registry: ProviderRegistry):
       req.url = '/oauth/token/revocation';
       const end = res.end.bind(res);
       res.end = ((...args: Parameters<typeof res.end>) => {
-        if (res.statusCode === 200) {
+        if (res.statusCode === 200 && !res.headersSent) {
           res.setHeader('Content-Type', 'application/json');
+          res.setHeader('Content-Length', '2');
           return end('{}');
         }
         return end(...args);
