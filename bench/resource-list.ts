@@ -1,14 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { insertDoc } from '@quire/documents';
 import { makePrincipal } from '@quire/permissions';
 import { compileList } from '@quire/query';
 import { createTenant } from '@quire/tenancy';
 import { loadPlatformConfig } from '@quire/config';
 import { openRuntime } from '@quire/cli';
+import { recreateDatabase, startProcess as start } from './support';
 
 /**
  * `npm run bench`: requests per second for `GET /api/resource/ToDo?limit=20` on Quire's API
@@ -16,39 +13,10 @@ import { openRuntime } from '@quire/cli';
  * SQL (another child process), measured in one run with the same Node load generator (autocannon).
  * Needs a Postgres server: BENCH_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const database = 'quire_bench';
-
-function databaseUrl(): string {
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function recreateDatabase(): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await client.query(`CREATE DATABASE ${database}`);
-  await client.end();
-}
-
-function start(command: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, command, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on port (\d+)/i.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}: ${out}`)));
-  });
-}
 
 async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number }> {
   const result = await autocannon({ url, connections, duration: seconds, headers });
@@ -56,8 +24,7 @@ async function load(url: string, headers: Record<string, string>): Promise<{ rps
 }
 
 async function main(): Promise<void> {
-  await recreateDatabase();
-  const env = { DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const env = { DATABASE_URL: await recreateDatabase(database), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
   // Seed: one tenant, 100 ToDos; and the exact SQL the list compiler emits for the request.
   const rt = await openRuntime(loadPlatformConfig({ ...process.env, ...env }));
   const tenant = await createTenant(rt.platform, { name: 'bench' });

@@ -1,29 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { recreateDatabase, startProcess } from './support';
 
 /**
  * `npm run bench:webhooks`: (1) deliveries per second of ONE `quire serve webhooks` process
  * (BullMQ on Redis) to a local receiver, draining a backlog of events; (2) the lag from commit to
  * first delivery attempt while events arrive at a steady rate. Postgres and Redis on this machine.
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 const backlog = Number(process.env.BENCH_EVENTS ?? 3000);
 const rate = Number(process.env.BENCH_RATE ?? 100); // events per second for the lag run
 const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 15);
 const database = 'quire_bench_webhooks';
-
-function dbUrl(): string {
-  const u = new URL(adminUrl);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
 
 async function sql(url: string, text: string, values: unknown[] = []) {
   const c = new pg.Client({ connectionString: url });
@@ -35,24 +25,10 @@ async function sql(url: string, text: string, values: unknown[] = []) {
   }
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv, pattern = /listening on port (\d+)|metrics on port (\d+)/): Promise<{ child: ChildProcess; port: number; out: () => string }> {
-  const child = spawn(process.execPath, ['bin/quire.mjs', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = pattern.exec(out);
-      if (m) resolve({ child, port: Number(m[1] ?? m[2]), out: () => out });
-    });
-    child.once('exit', (code) => {
-      if (!pattern.test(out)) reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`));
-    });
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv, pattern = /listening on port (\d+)|metrics on port (\d+)/) => startProcess(['bin/quire.mjs', ...args], env, pattern);
 
 async function main(): Promise<void> {
-  await sql(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await sql(adminUrl, `CREATE DATABASE ${database}`);
+  const databaseUrl = await recreateDatabase(database);
   const redis = new Redis(redisUrl);
   await redis.flushdb();
   let received = 0;
@@ -66,7 +42,7 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const env = { DATABASE_URL: dbUrl(), REDIS_URL: redisUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', PORT: '0', WEBHOOKS_PORT: '0', WEBHOOK_ALLOW_NETS: '127.0.0.1/32' };
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', PORT: '0', WEBHOOKS_PORT: '0', WEBHOOK_ALLOW_NETS: '127.0.0.1/32' };
 
   const created = await run(['tenant', 'create', 'bench', '--json'], env, /"api_secret":"([0-9a-f]+)"/);
   const creds = JSON.parse(created.out()) as { api_key: string; api_secret: string };
@@ -108,7 +84,7 @@ async function main(): Promise<void> {
   }
   while (received < before + sent) await new Promise((r) => setTimeout(r, 20));
   const lag = await sql(
-    dbUrl(),
+    databaseUrl,
     `SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM "first_attempt_at" - "created_at")) AS p
      FROM quire.webhook_events WHERE "created_at" >= (to_timestamp($1 / 1000.0) at time zone 'utc')`,
     [lagStart],

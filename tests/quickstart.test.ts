@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hostFetch } from './support/host-fetch';
 import { rawRequest, spawnQuire, type Spawned } from './support/process';
 
 /**
@@ -58,5 +59,23 @@ describe('npm start on the embedded database', () => {
       headers: { Authorization: relined.auth },
     });
     expect(list).toEqual({ status: 200, body: { data: [{ description: 'kept across restarts' }] } });
+
+    // The README's OAuth example: the same process is the tenant's issuer (client credentials).
+    const site = `http://${relined.host}:${relined.port}`;
+    const registered = await hostFetch(`${site}/api/resource/OAuth%20Client`, {
+      method: 'POST',
+      headers: { Authorization: relined.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ app_name: 'Nightly sync', grant_type: 'Client Credentials', user: 'Administrator', scopes: 'todo:read todo:write' }),
+    });
+    const app = ((await registered.json()) as { data: { client_id: string; client_secret: string } }).data;
+    const issued = await hostFetch(`${site}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
+    const { access_token } = (await issued.json()) as { access_token: string };
+    const withToken = (path: string) => hostFetch(`${site}${path}`, { headers: { Authorization: `Bearer ${access_token}` } });
+    expect((await withToken('/api/resource/ToDo')).status).toBe(200);
+    expect((await withToken('/api/resource/User')).status).toBe(403);
   }, 120_000);
 });
