@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostFetch } from '../support/host-fetch';
 import { startTestServer, type TestServer } from '../support/server';
-import { authorizeInBrowser, bearer, createClient, createUser, discover, exchange, launchBrowser, originOf } from './support';
+import { authorizeInBrowser, bearer, createClient, createUser, discover, exchange, launchBrowser, originOf, PASSWORD } from './support';
 
 /**
  * The whole authorization-code flow as a third-party app lives it: openid-client discovers the
@@ -152,6 +152,54 @@ describe('authorization code with PKCE, through a browser', () => {
     const write = await api(origin, '/api/resource/ToDo', tokens.access_token, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"description":"x"}' });
     expect(write.status).toBe(403);
     expect((await api(origin, '/api/resource/User', tokens.access_token)).status).toBe(403);
+    await context.close();
+  });
+
+  it('a user signed in to the site (Quire session cookie from /api/method/login) goes straight to consent', async () => {
+    const t = await server.tenant('oa');
+    const origin = originOf(server, t);
+    await createUser(t, 'session@example.com');
+    const app = await createClient(t);
+    const config = await discover(server, t, app.client_id, app.client_secret);
+    const context = await browser.newContext();
+    // Signed in the way a desk page does it: a fetch from the site's own origin.
+    const page = await context.newPage();
+    await page.goto(`${origin}/api/method/ping`);
+    const status = await page.evaluate(
+      async (pwd) => (await fetch('/api/method/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ usr: 'session@example.com', pwd }) })).status,
+      PASSWORD,
+    );
+    expect(status).toBe(200);
+    await page.close();
+    const result = await authorizeInBrowser(context, config, {});
+    expect(result.pages).toEqual(['consent']);
+    const tokens = await exchange(config, result);
+    expect(tokens.claims()!.sub).toBe('session@example.com');
+    await context.close();
+  });
+
+  it('signing out at the issuer ends its session and the site session: the next authorization asks to sign in', async () => {
+    const t = await server.tenant('oa');
+    const origin = originOf(server, t);
+    await createUser(t, 'bye@example.com');
+    const app = await createClient(t, { skipAuthorization: true });
+    const config = await discover(server, t, app.client_id, app.client_secret);
+    const context = await browser.newContext();
+    const first = await authorizeInBrowser(context, config, {}, { email: 'bye@example.com' });
+    expect(first.pages).toEqual(['login']);
+    const tokens = await exchange(config, first);
+
+    const page = await context.newPage();
+    await page.goto(client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token! }).href);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+    // The site session the login page opened is over too.
+    await page.goto(`${origin}/api/method/frappe.auth.get_logged_user`);
+    expect(await page.locator('body').innerText()).not.toContain('bye@example.com');
+    await page.close();
+
+    const again = await authorizeInBrowser(context, config, {}, { email: 'bye@example.com' });
+    expect(again.pages).toEqual(['login']);
     await context.close();
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { authenticatePassword, createSession, loadPrincipal, readSecretHash, verifyApiSecret } from '@quire/auth';
+import { authenticatePassword, createSession, deleteSession, hashSessionId, loadPrincipal, readSecretHash, verifyApiSecret } from '@quire/auth';
 import { FrappeError } from '@quire/errors';
 import { recordRevocation, tenantAudience } from '@quire/oauth';
 import type { Platform, Tenant } from '@quire/tenancy';
@@ -304,6 +304,25 @@ export function createAuthRouter(deps: AuthAppDeps, registry: ProviderRegistry):
   router.post('/oauth/token/revocation', form, (req, res, next) => void revoke(req, res, next, false).catch(next));
   router.post('/oauth/token/introspection', form, (req, res, next) => void introspect(req, res, next).catch(next));
   router.all('/oauth/me', form, (req, res, next) => void userinfo(req, res).catch(next));
+
+  // --- signing out at the issuer (RP-initiated logout) also ends the site session it reused ---
+  router.post('/oauth/session/end/confirm', form, (req, res, next) => {
+    const { tenant } = locals(res);
+    const sid = cookies(req).sid;
+    if ((req.body as Record<string, unknown>).logout === 'yes' && sid && sid !== 'Guest') {
+      res.once('finish', () => {
+        if (res.statusCode < 300 || res.statusCode >= 400) return; // refused (its xsrf check failed)
+        const sidHash = hashSessionId(sid);
+        platform.db
+          .transaction(async (tx) => {
+            await deleteSession(tx, tenant, sidHash);
+            await platform.changes.sessionChanged(tx, tenant, sidHash);
+          })
+          .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not end the site session at sign-out'));
+      });
+    }
+    next();
+  });
 
   // --- login and consent ---
   router.get('/oauth/interaction/:uid', (req, res, next) => void interaction(req, res).catch(next));

@@ -99,3 +99,20 @@ export function errorPage(error: string, description: string): string {
 <p class="error" role="alert"><strong>${escapeHtml(error)}</strong>${description ? `: ${escapeHtml(description)}` : ''}</p>`,
   );
 }
+
+/** RP-initiated logout's confirmation; `form` is oidc-provider's hidden form (id op.logoutForm). */
+export function logoutPage(site: string, form: string): string {
+  return layout(
+    `Sign out of ${site}?`,
+    `<h1>Sign out of ${escapeHtml(site)}?</h1>
+${form}
+<div class="actions">
+  <button type="submit" form="op.logoutForm" name="logout" value="yes" class="primary" autofocus>Sign out</button>
+  <button type="submit" form="op.logoutForm">Stay signed in</button>
+</div>`,
+  );
+}
+
+export function signedOutPage(site: string): string {
+  return layout('Signed out', `<h1>Signed out</h1>\n<p>You are signed out of ${escapeHtml(site)}.</p>`);
+}

@@ -7,7 +7,7 @@ import { adapterFor, type TenantStore } from './adapter';
 import type { AuthConfig } from './config';
 import type { AuthMetrics } from './metrics';
 import { isOidcScope, OIDC_SCOPES } from './scopes';
-import { errorPage } from './pages';
+import { errorPage, logoutPage, signedOutPage } from './pages';
 
 /** Our extra client metadata (see adapter.ts). */
 interface QuireClient {
@@ -62,7 +62,17 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (ctx, form) => {
+          ctx.type = 'html';
+          ctx.body = logoutPage(ctx.hostname, form);
+        },
+        postLogoutSuccessSource: (ctx) => {
+          ctx.type = 'html';
+          ctx.body = signedOutPage(ctx.hostname);
+        },
+      },
       userinfo: { enabled: true },
       resourceIndicators: {
         enabled: true,
