@@ -1,5 +1,4 @@
-import type { Queryable } from '@quire/db';
-import type { TenantMeta } from '@quire/meta';
+import { qualified, type Queryable } from '@quire/db';
 import type { Account, AccountClaims } from 'oidc-provider';
 
 interface UserRow {
@@ -13,11 +12,9 @@ interface UserRow {
 }
 
 /** oidc-provider's findAccount: an enabled user of the tenant, and the claims of the scopes granted. */
-export async function findAccount(db: Queryable, meta: TenantMeta | undefined, id: string): Promise<Account | undefined> {
-  const users = meta?.get('User');
-  if (!users) return undefined;
+export async function findAccount(db: Queryable, schema: string, id: string): Promise<Account | undefined> {
   const { rows } = await db.query<UserRow>(
-    `SELECT "name", "enabled", "email", "full_name", "first_name", "last_name", "user_image" FROM ${users.table} WHERE "name" = $1`,
+    `SELECT "name", "enabled", "email", "full_name", "first_name", "last_name", "user_image" FROM ${qualified(schema, 'tabUser')} WHERE "name" = $1`,
     [id],
   );
   const user = rows[0];

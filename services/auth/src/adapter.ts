@@ -1,7 +1,8 @@
 import { readSecretHash } from '@quire/auth';
-import type { Queryable } from '@quire/db';
+import { qualified, type Queryable } from '@quire/db';
 import type { TenantMeta } from '@quire/meta';
 import { consumeModel, destroyModel, findModel, findModelByUid, findModelByUserCode, revokeGrantModels, SIGNING_ALG, upsertModel } from '@quire/oauth';
+import type { Platform, Tenant } from '@quire/tenancy';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { apiScopesFor } from './scopes';
 
@@ -13,7 +14,12 @@ import { apiScopesFor } from './scopes';
 export interface TenantStore {
   db: Queryable;
   schema: string;
-  meta: () => TenantMeta | undefined;
+  /** The tenant's metadata (cached by the platform; reloaded after a change). */
+  meta: () => Promise<TenantMeta>;
+}
+
+export function tenantStore(platform: Platform, tenant: Tenant): TenantStore {
+  return { db: platform.db, schema: tenant.schema, meta: () => platform.metas.get(tenant) };
 }
 
 export interface ClientRow {
@@ -24,17 +30,26 @@ export interface ClientRow {
   redirect_uris: string | null;
   user: string | null;
   app_name: string | null;
+  skip_authorization: number;
 }
 
 /** An OAuth Client document's row (its secret is not in it: that is a hash in __Auth). */
 export async function readClient(store: TenantStore, id: string): Promise<ClientRow | undefined> {
-  const clients = store.meta()?.get('OAuth Client');
-  if (!clients) return undefined;
   const { rows } = await store.db.query<ClientRow>(
-    `SELECT "name", "client_type", "grant_type", "scopes", "redirect_uris", "user", "app_name" FROM ${clients.table} WHERE "name" = $1`,
+    `SELECT "name", "client_type", "grant_type", "scopes", "redirect_uris", "user", "app_name", "skip_authorization"
+       FROM ${qualified(store.schema, 'tabOAuth Client')} WHERE "name" = $1`,
     [id],
   );
   return rows[0];
+}
+
+/** The roles a client admits (`allowed_roles`); none listed means Frappe's default, Desk User. */
+export async function clientRoles(store: TenantStore, id: string): Promise<string[]> {
+  const { rows } = await store.db.query<{ role: string }>(
+    `SELECT "role" FROM ${qualified(store.schema, 'tabOAuth Client Role')} WHERE "parent" = $1 AND "parenttype" = 'OAuth Client'`,
+    [id],
+  );
+  return rows.length ? rows.map((r) => r.role) : ['Desk User'];
 }
 
 /** The scopes a client's document lists. */
@@ -62,7 +77,7 @@ export async function clientMetadata(store: TenantStore, id: string): Promise<Ad
     grant_types: codeFlow ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
     response_types: codeFlow ? ['code'] : [],
     redirect_uris: codeFlow ? String(row.redirect_uris ?? '').split(/\s+/).filter(Boolean) : [],
-    quire_scopes: apiScopesFor(configuredScopes(row), store.meta()).join(' '),
+    quire_scopes: apiScopesFor(configuredScopes(row), await store.meta()).join(' '),
     id_token_signed_response_alg: SIGNING_ALG,
     ...(row.user ? { quire_user: row.user } : {}),
   } as AdapterPayload;

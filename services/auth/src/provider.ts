@@ -3,7 +3,7 @@ import { privateKeys, recordRevocation, tenantAudience } from '@quire/oauth';
 import type { Tenant, Platform } from '@quire/tenancy';
 import Provider, { errors, type Configuration, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
 import { findAccount } from './account';
-import { adapterFor, type TenantStore } from './adapter';
+import { adapterFor, tenantStore } from './adapter';
 import type { AuthConfig } from './config';
 import type { AuthMetrics } from './metrics';
 import { isOidcScope, OIDC_SCOPES } from './scopes';
@@ -41,15 +41,14 @@ export interface ProviderDeps {
  */
 export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: string): Promise<Provider> {
   const { platform, config } = deps;
-  await platform.metas.get(tenant);
-  const store: TenantStore = { db: platform.db, schema: tenant.schema, meta: () => platform.metas.peek(tenant) };
+  const store = tenantStore(platform, tenant);
   const keys = await privateKeys(platform.db, tenant.schema, platform.secrets);
   const audience = tenantAudience(tenant.name);
 
   const configuration: Configuration = {
     adapter: adapterFor(store),
     jwks: { keys: keys as NonNullable<Configuration['jwks']>['keys'] },
-    findAccount: (_ctx, id) => findAccount(platform.db, store.meta(), id),
+    findAccount: (_ctx, id) => findAccount(platform.db, tenant.schema, id),
     clientBasedCORS: () => true,
     conformIdTokenClaims: true,
     scopes: [...OIDC_SCOPES],

@@ -12,9 +12,9 @@ export function isOidcScope(scope: string): boolean {
  * The API scopes a client may be granted: its configured scopes minus OpenID ones; a client
  * configured with `all` may also ask for any DocType's read/write scope.
  */
-export function apiScopesFor(clientScopes: readonly string[], meta: TenantMeta | undefined): string[] {
+export function apiScopesFor(clientScopes: readonly string[], meta: TenantMeta): string[] {
   const api = new Set(clientScopes.filter((s) => !isOidcScope(s)));
-  if (api.has(ALL_SCOPE) && meta) {
+  if (api.has(ALL_SCOPE)) {
     for (const m of meta.all()) {
       if (m.istable) continue;
       api.add(doctypeScope(m.name, 'read'));
@@ -25,7 +25,7 @@ export function apiScopesFor(clientScopes: readonly string[], meta: TenantMeta |
 }
 
 /** Plain words for the consent page. */
-export function describeScope(scope: string, meta: TenantMeta | undefined): string {
+export function describeScope(scope: string, meta: TenantMeta): string {
   switch (scope) {
     case 'openid':
       return 'Confirm who you are';
@@ -40,7 +40,7 @@ export function describeScope(scope: string, meta: TenantMeta | undefined): stri
   }
   const parsed = parseDoctypeScope(scope);
   if (parsed) {
-    const doctype = meta ? [...meta.all()].find((d) => doctypeScope(d.name, 'read') === `${parsed.doctype}:read`)?.name : undefined;
+    const doctype = [...meta.all()].find((d) => doctypeScope(d.name, 'read') === `${parsed.doctype}:read`)?.name;
     const label = doctype ?? parsed.doctype.replace(/_/g, ' ');
     return parsed.access === 'read' ? `Read your ${label} records` : `Read, create, change and delete your ${label} records`;
   }

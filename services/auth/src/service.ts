@@ -4,7 +4,9 @@ import { activeGrantCount } from '@quire/oauth';
 import type { Platform } from '@quire/tenancy';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
-import { createAuthRouter, ProviderRegistry } from './app';
+import { createAuthRouter } from './app';
+import type { AuthContext } from './context';
+import { ProviderRegistry } from './registry';
 import type { AuthConfig } from './config';
 import { AuthMetrics } from './metrics';
 
@@ -32,9 +34,10 @@ export function createAuthMount(platform: Platform, config: AuthConfig, logger: 
   });
   // oidc-provider signs its interaction and session cookies; every process must use the same keys.
   const cookieKeys = [platform.secrets.derive('oidc-provider cookies').toString('base64url')];
-  registry = new ProviderRegistry({ platform, config, metrics, cookieKeys, logger });
+  const ctx: AuthContext = { platform, config, metrics, cookieKeys, logger };
+  registry = new ProviderRegistry(ctx);
   const unsubscribe = platform.oauth.onKeysChanged((tenant) => registry.forget(tenant));
-  return { router: createAuthRouter({ platform, config, metrics, cookieKeys, logger }, registry), metrics, registry, close: unsubscribe };
+  return { router: createAuthRouter(ctx, registry), metrics, registry, close: unsubscribe };
 }
 
 export interface AuthService {
