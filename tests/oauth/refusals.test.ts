@@ -82,6 +82,10 @@ describe('the token endpoint', () => {
     const badForm = await post(origin, '/api/method/frappe.integrations.oauth2.get_token', { grant_type: 'client_credentials', client_id: machine.client_id, client_secret: 'nope' });
     expect(badForm.status, JSON.stringify(badForm.body)).toBe(401);
     expect(badForm.body.error).toBe('invalid_client');
+    // Malformed percent-encoding in Basic credentials is the client's mistake: 401, not 500.
+    const mangled = await post(origin, '/oauth/token/revocation', { token: 'a.b.c' }, { Authorization: `Basic ${Buffer.from('%E0%A4%A:%%').toString('base64')}` });
+    expect(mangled.status).toBe(401);
+    expect(mangled.body.error).toBe('invalid_client');
   });
 
   it('refuses the password and implicit grants, saying why', async () => {
