@@ -1,5 +1,7 @@
 import { startAuthService, type AuthService } from '@quire/auth-service';
 import { loadPlatformConfig } from '@quire/config';
+import { qualified } from '@quire/db';
+import { findModel, OIDC_TABLE, purgeExpiredModels, upsertModel } from '@quire/oauth';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as client from 'openid-client';
 import pino from 'pino';
@@ -138,6 +140,18 @@ describe('OAuth Client', () => {
     expect(await bad({ grant_type: 'Authorization Code', redirect_uris: 'https://app.example/cb#frag' })).toBe(417);
     expect(await bad({ grant_type: 'Client Credentials' })).toBe(417); // needs a user
     expect(await bad({ grant_type: 'Authorization Code', redirect_uris: 'https://app.example/cb\nhttp://127.0.0.1:8080/cb' })).toBe(200);
+  });
+});
+
+describe('oidc-provider storage', () => {
+  it('keeps models in the tenant schema, hides expired ones at once and purges them', async () => {
+    const t = await server.tenant('st');
+    await upsertModel(server.db, t.schema, 'Session', 'live', { accountId: 'a' }, 600);
+    await upsertModel(server.db, t.schema, 'Session', 'old', { accountId: 'b' }, 600);
+    await server.db.query(`UPDATE ${qualified(t.schema, OIDC_TABLE)} SET "expires_at" = "expires_at" - interval '1 hour' WHERE "id" = 'old'`);
+    expect(await findModel(server.db, t.schema, 'Session', 'old')).toBeUndefined();
+    expect(await purgeExpiredModels(server.db, t.schema)).toBe(1);
+    expect((await findModel(server.db, t.schema, 'Session', 'live'))?.payload).toEqual({ accountId: 'a' });
   });
 });
 

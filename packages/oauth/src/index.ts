@@ -11,6 +11,7 @@ export {
   destroyModel,
   revokeGrantModels,
   activeGrantCount,
+  purgeExpiredModels,
   type StoredModel,
 } from './oidc-store';
 export { tenantAudience, TENANT_AUDIENCE_PREFIX } from './audience';

@@ -24,6 +24,7 @@ export function oidcTableDDL(schema: string): string[] {
     `CREATE INDEX IF NOT EXISTS "ix___OIDC_grant" ON ${t} ("grant_id")`,
     `CREATE INDEX IF NOT EXISTS "ix___OIDC_uid" ON ${t} ("uid")`,
     `CREATE INDEX IF NOT EXISTS "ix___OIDC_user_code" ON ${t} ("user_code")`,
+    `CREATE INDEX IF NOT EXISTS "ix___OIDC_expires" ON ${t} ("expires_at")`,
   ];
 }
 
@@ -89,4 +90,10 @@ export async function activeGrantCount(q: Queryable, schema: string): Promise<nu
     `SELECT count(*)::int AS n FROM ${qualified(schema, OIDC_TABLE)} WHERE "model" = 'Grant' AND ("expires_at" IS NULL OR "expires_at" > (clock_timestamp() at time zone 'utc'))`,
   );
   return rows[0]?.n ?? 0;
+}
+
+/** Deletes models that expired (finders already ignore them); returns how many went. */
+export async function purgeExpiredModels(q: Queryable, schema: string): Promise<number> {
+  const { rowCount } = await q.query(`DELETE FROM ${qualified(schema, OIDC_TABLE)} WHERE "expires_at" < (clock_timestamp() at time zone 'utc')`);
+  return rowCount;
 }

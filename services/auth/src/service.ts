@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { activeGrantCount } from '@quire/oauth';
+import { activeGrantCount, purgeExpiredModels } from '@quire/oauth';
 import type { Platform } from '@quire/tenancy';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
@@ -9,6 +9,15 @@ import type { AuthContext } from './context';
 import { ProviderRegistry } from './registry';
 import type { AuthConfig } from './config';
 import { AuthMetrics } from './metrics';
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+
+async function purgeExpired(platform: Platform, tenants: string[], logger: Logger): Promise<void> {
+  for (const name of tenants) {
+    const tenant = platform.tenants.get(name);
+    if (tenant) await purgeExpiredModels(platform.db, tenant.schema).catch((e: unknown) => logger.warn({ err: e, tenant: name }, 'could not purge expired OAuth models'));
+  }
+}
 
 export interface AuthMount {
   /** Mount before the API's routes: it answers /oauth/*, /.well-known/* and Frappe's oauth2 paths. */
@@ -37,7 +46,18 @@ export function createAuthMount(platform: Platform, config: AuthConfig, logger: 
   const ctx: AuthContext = { platform, config, metrics, cookieKeys, logger };
   registry = new ProviderRegistry(ctx);
   const unsubscribe = platform.oauth.onKeysChanged((tenant) => registry.forget(tenant));
-  return { router: createAuthRouter(ctx, registry), metrics, registry, close: unsubscribe };
+  // Expired sessions, interactions, codes and grants are invisible at once and deleted now and then.
+  const purge = setInterval(() => void purgeExpired(platform, registry!.tenants(), logger), PURGE_INTERVAL_MS);
+  purge.unref();
+  return {
+    router: createAuthRouter(ctx, registry),
+    metrics,
+    registry,
+    close() {
+      clearInterval(purge);
+      unsubscribe();
+    },
+  };
 }
 
 export interface AuthService {
