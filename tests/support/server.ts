@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startApiServer, type ApiConfig } from '@quire/api';
-import { createAuthMount, type AuthConfig, type AuthMount } from '@quire/auth-service';
+import type { AuthConfig, AuthMount } from '@quire/auth-service';
 import { loadApps, type LoadedApps } from '@quire/apps';
 import { loadPlatformConfig } from '@quire/config';
 import { PgDatabase } from '@quire/db';
@@ -133,6 +133,8 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
   let auth: AuthMount | undefined;
   if (options.auth) {
     const authConfig: AuthConfig = { platform: base, port: 0, trustProxy: false, accessTokenTtl: 3600, refreshTokenTtl: 86_400, codeTtl: 60, ...(options.auth === true ? {} : options.auth) };
+    // Loaded only by the servers that serve OAuth (oidc-provider is not small).
+    const { createAuthMount } = await import('@quire/auth-service');
     auth = createAuthMount(platform, authConfig, pino({ level: 'silent' }));
   }
   const running = await startApiServer(platform, config, pino({ level: 'silent' }), auth ? [auth.router] : []);
