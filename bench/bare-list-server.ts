@@ -10,7 +10,7 @@ const { DATABASE_URL, PORT, SQL_TEXT, SQL_VALUES } = process.env;
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
 const values = JSON.parse(SQL_VALUES ?? '[]') as unknown[];
 
-const server = http.createServer((req, res) => {
+const server = http.createServer((_req, res) => {
   pool.query({ name: 'bench_list', text: SQL_TEXT ?? '', values }).then(
     (result) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });

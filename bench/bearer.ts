@@ -1,7 +1,6 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { openRuntime } from '@quire/cli';
-import { loadPlatformConfig } from '@quire/config';
+import { createRuntime, loadRuntimeConfig } from '@quire/runtime';
 import { insertDoc } from '@quire/documents';
 import { makePrincipal } from '@quire/permissions';
 import { createTenant } from '@quire/tenancy';
@@ -58,7 +57,7 @@ async function load(url: string, headers: Record<string, string>): Promise<{ rps
 
 async function main(): Promise<void> {
   const env = { DATABASE_URL: await recreateDatabase(database), LOG_LEVEL: 'warn', NODE_ENV: 'production', BASE_DOMAIN: 'localhost' };
-  const rt = await openRuntime(loadPlatformConfig({ ...process.env, ...env }));
+  const rt = await createRuntime({ config: loadRuntimeConfig({ ...process.env, ...env }), name: 'quire-bench' });
   const tenant = await createTenant(rt.platform, { name: 'bench' });
   const admin = makePrincipal('Administrator', ['Administrator', 'System Manager']);
   const ctx = await rt.platform.context(rt.platform.tenants.get('bench')!, admin);

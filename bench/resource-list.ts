@@ -1,10 +1,9 @@
 import autocannon from 'autocannon';
 import { insertDoc } from '@quire/documents';
 import { makePrincipal } from '@quire/permissions';
-import { compileList } from '@quire/query';
+import { listStatement } from '@quire/query';
 import { createTenant } from '@quire/tenancy';
-import { loadPlatformConfig } from '@quire/config';
-import { openRuntime } from '@quire/cli';
+import { createRuntime, loadRuntimeConfig } from '@quire/runtime';
 import { recreateDatabase, startProcess as start } from './support';
 
 /**
@@ -26,12 +25,12 @@ async function load(url: string, headers: Record<string, string>): Promise<{ rps
 async function main(): Promise<void> {
   const env = { DATABASE_URL: await recreateDatabase(database), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
   // Seed: one tenant, 100 ToDos; and the exact SQL the list compiler emits for the request.
-  const rt = await openRuntime(loadPlatformConfig({ ...process.env, ...env }));
+  const rt = await createRuntime({ config: loadRuntimeConfig({ ...process.env, ...env }), name: 'quire-bench' });
   const tenant = await createTenant(rt.platform, { name: 'bench' });
   const admin = makePrincipal('Administrator', ['Administrator', 'System Manager']);
   const ctx = await rt.platform.context(rt.platform.tenants.get('bench')!, admin);
   for (let i = 0; i < 100; i++) await insertDoc(ctx, 'ToDo', { description: `todo ${i}`, priority: ['High', 'Medium', 'Low'][i % 3] });
-  const compiled = compileList({ limit: '20' }, { meta: ctx.meta.require('ToDo'), tenant: ctx.meta, principal: admin, maxPageLength: 100_000 });
+  const compiled = listStatement({ limit: '20' }, { meta: ctx.meta.require('ToDo'), tenant: ctx.meta, principal: admin, maxPageLength: 100_000 });
   await rt.close();
 
   const quire = await start(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0', DB_POOL_SIZE: '10' });

@@ -1,4 +1,4 @@
-import { decodeJsonArg, isPlainObject, whitelist, type MethodArgs } from '@quire/apps';
+import { whitelist, type MethodArgs } from '@quire/apps';
 import {
   deleteDoc,
   getCount,
@@ -20,6 +20,7 @@ import {
   TimestampMismatchError,
   ValidationError,
 } from '@quire/errors';
+import { decodeJsonArg, isPlainObject, jsonOrText, pyBool, sbool } from '@quire/frappe-compat';
 import { fieldTypeSpec, type Meta } from '@quire/meta';
 import { permittedLevels, readScope } from '@quire/permissions';
 
@@ -48,26 +49,6 @@ function nameArg(args: MethodArgs, key: string): string | number {
   if (typeof value !== 'string' || value === '') missing(key);
   return value;
 }
-
-/** Python's truthiness, which Frappe applies to untyped flags (a query-string "false" is truthy). */
-function pyTruthy(value: unknown): boolean {
-  if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === 'object') return Object.keys(value).length > 0;
-  return true;
-}
-
-/** Frappe's sbool: "false"/"0" are false, "true"/"1" true; any other text is truthy. */
-function sbool(value: unknown): boolean {
-  if (typeof value === 'string') {
-    const s = value.trim().toLowerCase();
-    if (s === 'true' || s === '1') return true;
-    if (s === 'false' || s === '0' || s === '') return false;
-  }
-  return pyTruthy(value);
-}
-
-
 
 /** A document argument: an object or the JSON text of one. */
 function docArg(name: string, value: unknown): DocData {
@@ -127,30 +108,16 @@ function requireRead(ctx: DocContext, meta: Meta, parent: unknown): void {
  * filters mean none (undefined).
  */
 function safeFilters(value: unknown): unknown {
-  let filters = value;
-  if (typeof filters === 'string') {
-    try {
-      filters = JSON.parse(filters) as unknown;
-    } catch {
-      // a name, not JSON
-    }
-  }
+  let filters = jsonOrText(value);
   if (typeof filters === 'number') filters = String(filters);
   if (typeof filters === 'string') filters = { name: filters };
-  return pyTruthy(filters) ? filters : undefined;
+  return pyBool(filters) ? filters : undefined;
 }
 
 /** get_value's `fieldname`: a field, a JSON list of fields, or nothing (`[]`, missing) for `name`. */
 function fieldList(value: unknown): string[] {
   if (value === undefined || value === null || value === '') return [];
-  let fields: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      fields = JSON.parse(value) as unknown;
-    } catch {
-      fields = [value];
-    }
-  }
+  let fields = jsonOrText(value);
   if (typeof fields === 'string') fields = [fields];
   if (!Array.isArray(fields) || fields.some((f) => typeof f !== 'string')) {
     throw new DataError(`fieldname must be a field or a list of fields`, { title: 'Invalid Field' });
@@ -254,9 +221,9 @@ export const get = whitelist(async (args, ctx) => {
   const meta = ctx.doc.meta.require(doctype);
   if (meta.istable) requireRead(ctx.doc, meta, args.parent);
   let name: unknown = args.name;
-  if (!pyTruthy(name)) {
+  if (!pyBool(name)) {
     // Frappe: `elif filters or filters == {}` (an empty object still means "the first document")
-    if ((pyTruthy(args.filters) || isPlainObject(args.filters)) && !meta.issingle) {
+    if ((pyBool(args.filters) || isPlainObject(args.filters)) && !meta.issingle) {
       const filters = safeFilters(args.filters);
       const rows = (await getList(ctx.doc, doctype, { fields: ['name'], filters, limit_page_length: 1, parent: args.parent }, ctx.settings.maxPageLength)) as Array<{ name: unknown }>;
       if (rows.length === 0) throw doesNotExist(meta.name, typeof args.filters === 'string' ? args.filters : JSON.stringify(args.filters));
@@ -278,7 +245,7 @@ export const get_value = whitelist(async (args, ctx) => {
   requireRead(ctx.doc, meta, args.parent);
   const filters = safeFilters(args.filters);
   const fields = fieldList(args.fieldname);
-  const dict = args.as_dict === undefined ? true : pyTruthy(args.as_dict);
+  const dict = args.as_dict === undefined ? true : pyBool(args.as_dict);
   let row: unknown;
   if (meta.issingle) {
     const values = await singleRow(ctx.doc, meta, fields, filters);
@@ -335,15 +302,10 @@ function cannotEditStandard(): never {
 function setValueValues(fieldname: unknown, value: unknown): DocData {
   if (typeof fieldname === 'string' && STANDARD_FIELDS.has(fieldname)) cannotEditStandard();
   let values: unknown;
-  if (!pyTruthy(value)) {
-    values = fieldname;
-    if (typeof fieldname === 'string') {
-      try {
-        values = JSON.parse(fieldname) as unknown;
-      } catch {
-        values = { [fieldname]: '' };
-      }
-    }
+  if (!pyBool(value)) {
+    values = jsonOrText(fieldname);
+    // A plain field name (not JSON) is set to "".
+    if (typeof fieldname === 'string' && values === fieldname) values = { [fieldname]: '' };
   } else {
     if (typeof fieldname !== 'string' || fieldname === '') missing('fieldname');
     values = { [fieldname]: value };
@@ -417,7 +379,7 @@ async function saveFull(ctx: DocContext, input: DocData, docstatus: number | und
   const { doctype: _dt, __islocal: local, ...values } = input;
   if (docstatus !== undefined) values.docstatus = docstatus;
   // Document.save on a document without a name (or marked local) inserts it.
-  if (pyTruthy(local) || !pyTruthy(values.name)) {
+  if (pyBool(local) || !pyBool(values.name)) {
     const { meta: savedMeta, doc } = await insertOne(ctx, { ...values, doctype }, 'doc');
     return asDict(ctx, savedMeta, doc);
   }

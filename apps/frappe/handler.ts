@@ -1,5 +1,6 @@
 import { whitelist, type MethodContext } from '@quire/apps';
-import { authenticatePassword, createSession, deleteSession, hashSessionId } from '@quire/auth';
+import { authenticatePassword, createSession, endSession, SESSION_COOKIES } from '@quire/auth';
+import { recordLogin } from '@quire/documents';
 
 /**
  * frappe.handler: the bare command names (`/api/method/ping`, `/api/method/login`, `cmd=logout`).
@@ -11,9 +12,6 @@ export const ping = whitelist(() => 'pong', { allowGuest: true, allowScopedToken
 
 export const version = whitelist(() => QUIRE_VERSION, { allowGuest: true, allowScopedTokens: true });
 
-/** Cookies Frappe sets on login and expires on logout (frappe/auth.py::CookieManager). */
-const SESSION_COOKIES = ['full_name', 'user_id', 'sid', 'user_image', 'user_lang', 'system_user'] as const;
-
 /**
  * login(usr, pwd): checks the password (memory-hard hash, throttled per user and address), opens a
  * durable session and sets Frappe's cookies; answers `{"message": "Logged In", "home_page",
@@ -23,6 +21,7 @@ export const login = whitelist(
   async (args, ctx) => {
     const { db, tenant } = ctx.doc;
     const user = await authenticatePassword(db, tenant, { usr: args.usr, pwd: args.pwd, ip: ctx.request.ip });
+    await recordLogin(db, ctx.doc, user.user, ctx.request.ip);
     const expiry = ctx.settings.sessionExpirySeconds;
     const device = typeof args.device === 'string' && args.device ? args.device : 'desktop';
     const session = await createSession(db, tenant, user.user, { ip: ctx.request.ip, device, expirySeconds: expiry });
@@ -43,14 +42,7 @@ export const login = whitelist(
 export const logout = whitelist(
   async (_args, ctx: MethodContext) => {
     const sid = ctx.request.sessionId;
-    if (sid && sid !== 'Guest') {
-      const sidHash = hashSessionId(sid);
-      const { tenant, changes } = ctx.doc;
-      await ctx.doc.db.transaction(async (tx) => {
-        await deleteSession(tx, tenant, sidHash);
-        await changes.sessionChanged(tx, tenant, sidHash);
-      });
-    }
+    if (sid && sid !== 'Guest') await endSession(ctx.doc.db, ctx.doc.tenant, ctx.doc.changes, sid);
     for (const name of SESSION_COOKIES) ctx.response.clearCookie(name);
     ctx.response.set('home_page', '/');
     ctx.response.set('full_name', 'Guest');

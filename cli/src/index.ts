@@ -1,2 +1,1 @@
 export { main } from './main';
-export { openRuntime, appSources, type Runtime } from './runtime';

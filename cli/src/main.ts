@@ -1,107 +1,137 @@
-import { parseArgs } from 'node:util';
-import { loadPlatformConfig } from '@quire/config';
+import { Command, CommanderError } from 'commander';
 import { migrate } from './commands/migrate';
 import { oauthClientCreate, oauthRotateKeys } from './commands/oauth';
 import { serve } from './commands/serve';
 import { tenantCreate, tenantDrop, tenantList, tenantSet } from './commands/tenant';
 import { keysGenerate, userCreate } from './commands/user';
-import { print, printError, UsageError, type CommandResult } from './output';
-import { openRuntime, type Runtime } from './runtime';
+import { printError, runCommand, UsageError } from './output';
 
-const USAGE = `usage: quire <command> [options] [--json]
+/** A repeatable option's values. */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
-  migrate                                   migrate the platform and every tenant (idempotent)
-  tenant create <name> [--domain HOST]... [--admin-password P]
-  tenant list
-  tenant drop <name> --yes
-  tenant set <name> --allow-cors ORIGIN...   CORS origins allowed with credentials (* for any)
-  user create --tenant T --email E [--password P] [--roles "R1,R2"] [--first-name N]
-  keys generate --tenant T --user U
-  oauth-client create --tenant T --app-name NAME (--redirect-uri URI... [--public] | --grant-type "Client Credentials" --user U)
-                      [--scopes "all openid"] [--roles "R1,R2"] [--skip-authorization]
-  oauth rotate-keys --tenant T              a new signing key; old ones verify until their tokens expire
-  serve [api|webhooks|auth]                 run one service, or all of them (npm start)
+const ENVIRONMENT = `
+Environment: DATABASE_URL (else an embedded database in QUIRE_DATA_DIR), PORT, BASE_DOMAIN, DEFAULT_TENANT,
+REDIS_URL (webhook queue), QUIRE_APPS, LOG_LEVEL; see the README for every setting.`;
 
-Environment: DATABASE_URL (else an embedded database in QUIRE_DATA_DIR), PORT, BASE_DOMAIN, DEFAULT_TENANT.`;
+/** The `quire` command: each subcommand is a thin call into the platform over one runtime. */
+function program(json: boolean): Command {
+  const quire = new Command('quire')
+    .description('Quire: tenants, users, keys, OAuth clients, migrations, and the services')
+    .option('--json', 'print one JSON object instead of text')
+    .addHelpText('after', ENVIRONMENT)
+    // With --json, a usage error is one JSON object on stdout (main), like every other result.
+    .configureOutput({ writeErr: (text) => (json ? undefined : process.stderr.write(text)) })
+    .showHelpAfterError()
+    .exitOverride();
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      domain: { type: 'string', multiple: true, default: [] },
-      'admin-password': { type: 'string' },
-      'allow-cors': { type: 'string', multiple: true },
-      tenant: { type: 'string' },
-      email: { type: 'string' },
-      password: { type: 'string' },
-      roles: { type: 'string' },
-      'first-name': { type: 'string' },
-      user: { type: 'string' },
-      'app-name': { type: 'string' },
-      'redirect-uri': { type: 'string', multiple: true, default: [] },
-      public: { type: 'boolean', default: false },
-      'grant-type': { type: 'string' },
-      scopes: { type: 'string' },
-      'skip-authorization': { type: 'boolean', default: false },
-      yes: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  quire
+    .command('migrate')
+    .description('migrate the platform and every tenant (idempotent)')
+    .action(() => runCommand(quire, migrate));
+
+  const tenant = quire.command('tenant').description('create, list, drop and configure tenants');
+  tenant
+    .command('create <name>')
+    .description('a new tenant with its schema and an Administrator API key')
+    .option('--domain <host>', 'a custom domain (repeatable)', collect, [])
+    .option('--admin-password <password>', "the Administrator's login password")
+    .action((name: string, o: { domain: string[]; adminPassword?: string }) => runCommand(quire, (rt) => tenantCreate(rt, name, o.domain, o.adminPassword)));
+  tenant
+    .command('list')
+    .description('every tenant with its hosts')
+    .action(() => runCommand(quire, tenantList));
+  tenant
+    .command('drop <name>')
+    .description('delete a tenant and all of its data')
+    .option('--yes', 'confirm', false)
+    .action((name: string, o: { yes: boolean }) => runCommand(quire, (rt) => tenantDrop(rt, name, o.yes)));
+  tenant
+    .command('set <name>')
+    .description("change a tenant's settings")
+    .requiredOption('--allow-cors <origin>', 'an origin allowed with credentials (* for any, "" for none; repeatable)', collect)
+    .action((name: string, o: { allowCors: string[] }) => runCommand(quire, (rt) => tenantSet(rt, name, o.allowCors)));
+
+  quire
+    .command('user')
+    .description('users')
+    .command('create')
+    .description('a user, with roles and a login password')
+    .requiredOption('--tenant <tenant>', 'the tenant')
+    .requiredOption('--email <email>', 'the user (their email is their name)')
+    .option('--password <password>', 'a login password')
+    .option('--roles <roles>', 'comma-separated roles, e.g. "System Manager,Desk User"')
+    .option('--first-name <name>', 'first name (default: the email before @)')
+    .action((o: { tenant: string; email: string; password?: string; roles?: string; firstName?: string }) => runCommand(quire, (rt) => userCreate(rt, o)));
+
+  quire
+    .command('keys')
+    .description('API keys')
+    .command('generate')
+    .description("a new API key and secret for a user (the secret is shown once)")
+    .requiredOption('--tenant <tenant>', 'the tenant')
+    .requiredOption('--user <user>', 'the user')
+    .action((o: { tenant: string; user: string }) => runCommand(quire, (rt) => keysGenerate(rt, o.tenant, o.user)));
+
+  quire
+    .command('oauth-client')
+    .description('OAuth clients (third-party apps)')
+    .command('create')
+    .description('register an app; a confidential client gets its secret once')
+    .requiredOption('--tenant <tenant>', 'the tenant')
+    .requiredOption('--app-name <name>', 'the name users see on the consent page')
+    .option('--redirect-uri <uri>', 'a redirect URI (repeatable)', collect, [])
+    .option('--public', 'a public client (no secret; PKCE required)', false)
+    .option('--grant-type <type>', '"Authorization Code" (default) or "Client Credentials"')
+    .option('--user <user>', 'the user a Client Credentials client acts as')
+    .option('--scopes <scopes>', 'space-separated scopes (default "all openid")')
+    .option('--roles <roles>', 'comma-separated roles allowed to sign in')
+    .option('--skip-authorization', 'no consent page', false)
+    .action((o: OAuthClientFlags) => runCommand(quire, (rt) => oauthClientCreate(rt, { ...o, redirectUris: o.redirectUri })));
+
+  quire
+    .command('oauth')
+    .description('OAuth signing keys')
+    .command('rotate-keys')
+    .description('a new signing key; old ones verify until their tokens expire')
+    .requiredOption('--tenant <tenant>', 'the tenant')
+    .action((o: { tenant: string }) => runCommand(quire, (rt) => oauthRotateKeys(rt, o.tenant)));
+
+  quire
+    .command('serve [service]')
+    .description('run one service (api, webhooks, auth), or all of them (npm start)')
+    .action((service: string | undefined) => serve(service));
+
+  return quire;
 }
 
-async function withRuntime(fn: (rt: Runtime) => Promise<CommandResult>): Promise<CommandResult> {
-  const rt = await openRuntime(loadPlatformConfig(), 'quire-cli');
-  try {
-    return await fn(rt);
-  } finally {
-    await rt.close();
-  }
+interface OAuthClientFlags {
+  tenant: string;
+  appName: string;
+  redirectUri: string[];
+  public: boolean;
+  grantType?: string;
+  user?: string;
+  scopes?: string;
+  roles?: string;
+  skipAuthorization: boolean;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let json = argv.includes('--json');
+  const json = argv.includes('--json');
+  const quire = program(json);
+  if (argv.filter((a) => !a.startsWith('-')).length === 0 && !argv.includes('--help') && !argv.includes('-h')) {
+    process.stdout.write(quire.helpInformation());
+    return 2;
+  }
   try {
-    const { values: o, positionals } = parse(argv);
-    json = o.json;
-    const [command, sub, arg] = positionals;
-    if (o.help || !command) {
-      process.stdout.write(`${USAGE}\n`);
-      return command || o.help ? 0 : 2;
-    }
-    if (command === 'serve') {
-      await serve(sub);
-      return 0;
-    }
-    const key = ['tenant', 'user', 'keys', 'oauth-client', 'oauth'].includes(command) ? `${command} ${sub ?? ''}` : command;
-    const run: Record<string, (rt: Runtime) => Promise<CommandResult>> = {
-      migrate: (rt) => migrate(rt),
-      'tenant create': (rt) => tenantCreate(rt, arg, o.domain ?? [], o['admin-password']),
-      'tenant list': (rt) => tenantList(rt),
-      'tenant drop': (rt) => tenantDrop(rt, arg, o.yes ?? false),
-      'tenant set': (rt) => tenantSet(rt, arg, o['allow-cors']),
-      'user create': (rt) => userCreate(rt, { tenant: o.tenant, email: o.email, password: o.password, roles: o.roles, firstName: o['first-name'] }),
-      'keys generate': (rt) => keysGenerate(rt, o.tenant, o.user),
-      'oauth-client create': (rt) =>
-        oauthClientCreate(rt, {
-          tenant: o.tenant,
-          appName: o['app-name'],
-          redirectUris: o['redirect-uri'] ?? [],
-          public: o.public ?? false,
-          grantType: o['grant-type'],
-          user: o.user,
-          scopes: o.scopes,
-          skipAuthorization: o['skip-authorization'] ?? false,
-          roles: o.roles,
-        }),
-      'oauth rotate-keys': (rt) => oauthRotateKeys(rt, o.tenant),
-    };
-    const handler = run[key];
-    if (!handler) throw new UsageError(`unknown command: ${key.trim()}\n\n${USAGE}`);
-    print(await withRuntime(handler), json);
+    await quire.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.exitCode === 0) return 0;
+      if (json) printError(new UsageError(e.message.replace(/^error: /, '')), true);
+      return 2;
+    }
     return printError(e, json);
   }
 }

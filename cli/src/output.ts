@@ -1,4 +1,6 @@
+import type { Command } from 'commander';
 import { FrappeError } from '@quire/errors';
+import { createRuntime, loadRuntimeConfig, type Runtime } from '@quire/runtime';
 
 /** A command's result: the JSON object `--json` prints, and the text a person reads otherwise. */
 export interface CommandResult {
@@ -18,4 +20,17 @@ export function printError(e: unknown, json: boolean): number {
   if (json) process.stdout.write(`${JSON.stringify({ error: { exc_type: excType, message } })}\n`);
   else process.stderr.write(`quire: ${message}\n`);
   return e instanceof UsageError ? 2 : 1;
+}
+
+/**
+ * Runs one command on a runtime of its own (the same composition `quire serve` uses, without
+ * services: its writes go through the same hooks, the webhook outbox included) and prints its result.
+ */
+export async function runCommand(program: Command, fn: (rt: Runtime) => Promise<CommandResult>): Promise<void> {
+  const rt = await createRuntime({ config: loadRuntimeConfig(), name: 'quire-cli' });
+  try {
+    print(await fn(rt), program.opts<{ json?: boolean }>().json ?? false);
+  } finally {
+    await rt.close();
+  }
 }

@@ -1,5 +1,5 @@
-import { FrappeApp } from 'frappe-js-sdk';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { adminSdk } from '../support/frappe-js-sdk';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 import { everyMethod, prepareTenant } from './js-sdk-every-method';
 
@@ -16,7 +16,7 @@ afterAll(() => server.close());
 
 describe('frappe-js-sdk with token auth', () => {
   everyMethod(
-    () => new FrappeApp(server.url, { useToken: true, type: 'token', token: () => `${t.api_key}:${t.api_secret}` }, undefined, { 'X-Frappe-Site-Name': t.name }),
+    () => adminSdk(server, t),
     () => 'Administrator',
     (name, text) => new File([text], name, { type: 'text/plain' }),
   );

@@ -1,5 +1,6 @@
-import { FrappeApp } from 'frappe-js-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIBRARY_BOOK, postDoctype } from '../support/doctypes';
+import { adminSdk, sdkFor } from '../support/frappe-js-sdk';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 
 /**
@@ -13,27 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function sdk(t: TestTenant) {
-  return new FrappeApp(server.url, { useToken: true, type: 'token', token: () => `${t.api_key}:${t.api_secret}` }, undefined, {
-    'X-Frappe-Site-Name': t.name,
-  });
-}
+/** frappe-js-sdk as the tenant's Administrator. */
+const sdk = (t: TestTenant) => adminSdk(server, t);
 
 async function defineBook(t: TestTenant): Promise<void> {
-  const res = await t.call('POST', '/api/resource/DocType', {
-    json: {
-      name: 'Library Book',
-      autoname: 'hash',
-      fields: [
-        { fieldname: 'title', fieldtype: 'Data', reqd: 1 },
-        { fieldname: 'author', fieldtype: 'Data' },
-        { fieldname: 'pages', fieldtype: 'Int' },
-        { fieldname: 'price', fieldtype: 'Currency' },
-        { fieldname: 'genre', fieldtype: 'Select', options: 'Fiction\nScience\nHistory' },
-        { fieldname: 'published', fieldtype: 'Date' },
-      ],
-    },
-  });
+  const res = await postDoctype(t, LIBRARY_BOOK);
   expect(res.status).toBe(200);
 }
 
@@ -169,9 +154,7 @@ describe('frappe-js-sdk against Quire', () => {
   });
 
   it('a key of one tenant is refused by another', async () => {
-    const crossed = new FrappeApp(server.url, { useToken: true, type: 'token', token: () => `${a.api_key}:${a.api_secret}` }, undefined, {
-      'X-Frappe-Site-Name': b.name,
-    });
+    const crossed = sdkFor(server.url, b.name, `${a.api_key}:${a.api_secret}`);
     await expect(crossed.db().getDocList('Library Book')).rejects.toMatchObject({ httpStatus: 401, exc_type: 'AuthenticationError' });
   });
 });

@@ -1,5 +1,6 @@
 import type { FrappeApp } from 'frappe-js-sdk';
 import { expect, it } from 'vitest';
+import { SDK_SETTINGS, SDK_TASK } from '../support/doctypes';
 import type { TestTenant } from '../support/server';
 
 /**
@@ -12,23 +13,7 @@ export const PASSWORD = 'every method 42';
 
 /** DocTypes and a user the exercise needs, created through the API as the Administrator. */
 export async function prepareTenant(t: TestTenant): Promise<void> {
-  const doctypes = [
-    {
-      name: 'SDK Task',
-      autoname: 'hash',
-      is_submittable: 1,
-      allow_rename: 1,
-      fields: [
-        { fieldname: 'subject', fieldtype: 'Data', reqd: 1 },
-        { fieldname: 'points', fieldtype: 'Int' },
-        { fieldname: 'done', fieldtype: 'Check' },
-        { fieldname: 'attachment', fieldtype: 'Attach' },
-      ],
-      permissions: [{ role: 'System Manager', read: 1, write: 1, create: 1, delete: 1, submit: 1, cancel: 1, amend: 1 }],
-    },
-    { name: 'SDK Settings', issingle: 1, fields: [{ fieldname: 'theme', fieldtype: 'Data', default: 'light' }] },
-  ];
-  for (const json of doctypes) expect((await t.call('POST', '/api/resource/DocType', { json })).status).toBe(200);
+  for (const json of [SDK_TASK, SDK_SETTINGS]) expect((await t.call('POST', '/api/resource/DocType', { json })).status).toBe(200);
   const user = await t.call('POST', '/api/resource/User', {
     json: { email: 'sdk@example.com', first_name: 'Sdk', new_password: PASSWORD, roles: [{ role: 'System Manager' }] },
   });

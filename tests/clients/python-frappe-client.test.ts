@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postDoctype, PY_NOTE } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 
 /**
@@ -150,20 +151,7 @@ let t: TestTenant;
 beforeAll(async () => {
   server = await startTestServer();
   t = await server.tenant('py');
-  const created = await t.call('POST', '/api/resource/DocType', {
-    json: {
-      name: 'Py Note',
-      autoname: 'hash',
-      is_submittable: 1,
-      allow_rename: 1,
-      fields: [
-        { fieldname: 'title', fieldtype: 'Data', reqd: 1 },
-        { fieldname: 'public', fieldtype: 'Check' },
-        { fieldname: 'count', fieldtype: 'Int' },
-      ],
-      permissions: [{ role: 'System Manager', read: 1, write: 1, create: 1, delete: 1, submit: 1, cancel: 1, amend: 1 }],
-    },
-  });
+  const created = await postDoctype(t, PY_NOTE);
   expect(created.status).toBe(200);
   await t.call('POST', '/api/resource/User', { json: { email: 'py@example.com', first_name: 'Py', new_password: 'snake case 42', roles: [{ role: 'System Manager' }] } });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocType, createRole, createUser, expectError, expectOk, issueKeys, type TestUser } from '../platform/helpers';
+import { DOSSIER } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 import { asResult, download, pathsOnDisk, upload } from './helpers';
 
@@ -15,27 +16,12 @@ let bob: TestUser;
 let carol: TestUser;
 let manager: TestUser;
 
-const FULL = { read: 1, write: 1, create: 1, delete: 1 };
-
 beforeAll(async () => {
   server = await startTestServer();
   t = await server.tenant('acl');
   await createRole(t, 'Author');
   await createRole(t, 'Reader');
-  await createDocType(t, {
-    name: 'Dossier',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'title', fieldtype: 'Data' },
-      { fieldname: 'scan', fieldtype: 'Attach' },
-      { fieldname: 'photo', fieldtype: 'Attach Image' },
-    ],
-    permissions: [
-      { role: 'System Manager', ...FULL },
-      { role: 'Author', ...FULL, if_owner: 1 },
-      { role: 'Reader', read: 1 },
-    ],
-  });
+  await createDocType(t, DOSSIER);
   alice = await createUser(server, t, 'alice@example.com', ['Author']);
   bob = await createUser(server, t, 'bob@example.com', ['Author']);
   carol = await createUser(server, t, 'carol@example.com', ['Reader']);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseJson } from '../support/json';
 import type { CallResult, TestTenant } from '../support/server';
 
 /** Helpers for the file upload / download tests: raw multipart uploads, downloads, the store on disk. */
@@ -31,13 +32,7 @@ export async function upload(url: string, t: TestTenant, content: Uint8Array<Arr
   if (auth) headers.Authorization = auth;
   const res = await fetch(new URL(o.path ?? '/api/method/upload_file', url), { method: o.method ?? 'POST', headers, body: form });
   const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, body, text, headers: res.headers };
+  return { status: res.status, body: parseJson(text), text, headers: res.headers };
 }
 
 export interface Download {
@@ -53,13 +48,7 @@ export async function download(url: string, t: TestTenant, fileUrl: string, auth
   if (auth) h.Authorization = auth;
   const res = await fetch(new URL(fileUrl, url), { headers: h });
   const bytes = Buffer.from(await res.arrayBuffer());
-  let body: unknown;
-  try {
-    body = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, bytes, headers: res.headers, body };
+  return { status: res.status, bytes, headers: res.headers, body: parseJson(bytes.toString('utf8')) };
 }
 
 /**

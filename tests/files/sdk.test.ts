@@ -1,6 +1,7 @@
-import { FrappeApp } from 'frappe-js-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocType, createRole, createUser, type TestUser } from '../platform/helpers';
+import { PROFILE_CARD } from '../support/doctypes';
+import { sdkFor } from '../support/frappe-js-sdk';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 import { download, randomBytes } from './helpers';
 
@@ -14,25 +15,14 @@ beforeAll(async () => {
   server = await startTestServer();
   t = await server.tenant('sdkfiles');
   await createRole(t, 'Writer');
-  await createDocType(t, {
-    name: 'Profile Card',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'title', fieldtype: 'Data' },
-      { fieldname: 'avatar', fieldtype: 'Attach Image' },
-    ],
-    permissions: [
-      { role: 'System Manager', read: 1, write: 1, create: 1, delete: 1 },
-      { role: 'Writer', read: 1, write: 1, create: 1, delete: 1, if_owner: 1 },
-    ],
-  });
+  await createDocType(t, PROFILE_CARD);
   writer = await createUser(server, t, 'writer@example.com', ['Writer']);
   outsider = await createUser(server, t, 'outsider@example.com', ['Writer']);
 });
 afterAll(() => server.close());
 
 function sdk(token: string) {
-  return new FrappeApp(server.url, { useToken: true, type: 'token', token: () => token }, undefined, { 'X-Frappe-Site-Name': t.name });
+  return sdkFor(server.url, t.name, token);
 }
 
 const tokenOf = (u: TestUser) => `${u.api_key}:${u.api_secret}`;

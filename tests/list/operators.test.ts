@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GADGET_GROUP, LISTED_GADGET, postDoctype } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 
 /**
@@ -18,27 +19,9 @@ const lastMonth15 = (() => {
 })();
 
 async function define(t: TestTenant): Promise<void> {
-  const group = await t.call('POST', '/api/resource/DocType', {
-    json: { name: 'Gadget Group', autoname: 'prompt', is_tree: 1, nsm_parent_field: 'parent_gadget_group', fields: [{ fieldname: 'label', fieldtype: 'Data' }] },
-  });
+  const group = await postDoctype(t, GADGET_GROUP);
   expect(group.status).toBe(200);
-  const gadget = await t.call('POST', '/api/resource/DocType', {
-    json: {
-      name: 'Gadget',
-      autoname: 'field:code',
-      fields: [
-        { fieldname: 'code', fieldtype: 'Data', reqd: 1 },
-        { fieldname: 'label', fieldtype: 'Data' },
-        { fieldname: 'qty', fieldtype: 'Int' },
-        { fieldname: 'price', fieldtype: 'Currency' },
-        { fieldname: 'active', fieldtype: 'Check' },
-        { fieldname: 'due', fieldtype: 'Date' },
-        { fieldname: 'seen_at', fieldtype: 'Datetime' },
-        { fieldname: 'colour', fieldtype: 'Select', options: '\nRed\nGreen\nBlue' },
-        { fieldname: 'group', fieldtype: 'Link', options: 'Gadget Group' },
-      ],
-    },
-  });
+  const gadget = await postDoctype(t, LISTED_GADGET);
   expect(gadget.status).toBe(200);
   // Electronics > (Phones > Smartphones), Audio
   for (const [name, parent] of [['Electronics', null], ['Phones', 'Electronics'], ['Smartphones', 'Phones'], ['Audio', 'Electronics'], ['Garden', null]] as const) {

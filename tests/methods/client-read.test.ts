@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRole, createUser } from '../platform/helpers';
 import { DATETIME_RE, expectError, serverMessages } from '../record-api/helpers';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { book, createDoctype, genre, legacyGet, libraryTenant, method, readOnly } from './helpers';
+import { createDoctype } from '../support/doctypes';
+import { startTestServer, type TestServer } from '../support/server';
+import { book, genre, legacyGet, libraryTenant, method, readOnly } from './helpers';
 
 /** frappe.client.get, get_value and get_single_value over HTTP (frappe/client.py, frappe-wire.md §9). */
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRole, createUser } from '../platform/helpers';
 import { DATETIME_RE, expectError, fetchDoc, HASH_RE, listNames, serverMessages, tableCount } from '../record-api/helpers';
+import { createDoctype } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { book, createDoctype, genre, legacyPost, libraryTenant, method, readOnly } from './helpers';
+import { book, genre, legacyPost, libraryTenant, method, readOnly } from './helpers';
 
 /**
  * The writing frappe.client methods over HTTP: set_value, insert, insert_many, save, submit,

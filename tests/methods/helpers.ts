@@ -1,16 +1,10 @@
 import type { CallOptions, CallResult, TestTenant } from '../support/server';
-import { ALL_RIGHTS, insert } from '../record-api/helpers';
+import { insert } from '../record-api/helpers';
+import { createDoctype, LIBRARY } from '../support/doctypes';
 
 /**
- * Shared set-up for the frappe.client / frappe.desk.search method tests: a small library domain
- * created at runtime in a fresh tenant.
- *
- *   Genre          field:genre_name                         (renamed by field; linked from everywhere)
- *   Book Tag       child: tag, genre (Link Genre)
- *   Book           hash; title_field title; search_fields "author, genre"; tags (Table Book Tag)
- *   Loan           submittable, hash: book (Link Book), borrower
- *   Library Note   hash: ref_type (Link DocType) + ref_name (Dynamic Link)
- *   Library Settings  Single: library_name, max_loans (Int, default 5), open (Check), default_genre (Link Genre)
+ * Shared set-up for the frappe.client / frappe.desk.search method tests: the small library domain
+ * (LIBRARY in ../support/doctypes) created at runtime in a fresh tenant.
  */
 
 export function method(t: TestTenant, verb: string, name: string, options: CallOptions = {}): Promise<CallResult> {
@@ -27,78 +21,10 @@ export function legacyGet(t: TestTenant, cmd: string, query: Record<string, stri
   return t.call('GET', '/', { query: { cmd, ...query }, ...(auth ? { auth } : {}) });
 }
 
-/** POST /api/resource/DocType (System Manager may do everything unless `permissions` is given). */
-export async function createDoctype(t: TestTenant, def: Record<string, unknown>): Promise<Record<string, any>> {
-  const res = await t.call('POST', '/api/resource/DocType', { json: { module: 'Custom', permissions: [ALL_RIGHTS], ...def } });
-  if (res.status !== 200) throw new Error(`creating DocType ${String(def.name)} failed: ${res.status} ${res.text}`);
-  return res.body.data;
-}
-
+/** A fresh tenant (made by `create`) with the library's DocTypes. */
 export async function libraryTenant(create: () => Promise<TestTenant>): Promise<TestTenant> {
   const t = await create();
-  await createDoctype(t, {
-    name: 'Genre',
-    autoname: 'field:genre_name',
-    fields: [
-      { fieldname: 'genre_name', label: 'Genre Name', fieldtype: 'Data', reqd: 1 },
-      { fieldname: 'description', label: 'Description', fieldtype: 'Small Text' },
-    ],
-  });
-  await createDoctype(t, {
-    name: 'Book Tag',
-    istable: 1,
-    fields: [
-      { fieldname: 'tag', label: 'Tag', fieldtype: 'Data' },
-      { fieldname: 'genre', label: 'Genre', fieldtype: 'Link', options: 'Genre' },
-    ],
-    permissions: [],
-  });
-  await createDoctype(t, {
-    name: 'Book',
-    autoname: 'hash',
-    title_field: 'title',
-    search_fields: 'author, genre',
-    fields: [
-      { fieldname: 'title', label: 'Title', fieldtype: 'Data', reqd: 1 },
-      { fieldname: 'author', label: 'Author', fieldtype: 'Data' },
-      { fieldname: 'pages', label: 'Pages', fieldtype: 'Int' },
-      { fieldname: 'price', label: 'Price', fieldtype: 'Currency' },
-      { fieldname: 'genre', label: 'Genre', fieldtype: 'Link', options: 'Genre' },
-      { fieldname: 'published', label: 'Published', fieldtype: 'Date' },
-      { fieldname: 'in_print', label: 'In Print', fieldtype: 'Check' },
-      { fieldname: 'format', label: 'Format', fieldtype: 'Select', options: 'Paperback\nHardcover' },
-      { fieldname: 'tags', label: 'Tags', fieldtype: 'Table', options: 'Book Tag' },
-    ],
-  });
-  await createDoctype(t, {
-    name: 'Loan',
-    autoname: 'hash',
-    is_submittable: 1,
-    fields: [
-      { fieldname: 'book', label: 'Book', fieldtype: 'Link', options: 'Book' },
-      { fieldname: 'borrower', label: 'Borrower', fieldtype: 'Data' },
-      { fieldname: 'remark', label: 'Remark', fieldtype: 'Data', allow_on_submit: 1 },
-    ],
-  });
-  await createDoctype(t, {
-    name: 'Library Note',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'ref_type', label: 'Reference Type', fieldtype: 'Link', options: 'DocType' },
-      { fieldname: 'ref_name', label: 'Reference Name', fieldtype: 'Dynamic Link', options: 'ref_type' },
-      { fieldname: 'content', label: 'Content', fieldtype: 'Data' },
-    ],
-  });
-  await createDoctype(t, {
-    name: 'Library Settings',
-    issingle: 1,
-    fields: [
-      { fieldname: 'library_name', label: 'Library Name', fieldtype: 'Data', default: 'City Library' },
-      { fieldname: 'max_loans', label: 'Max Loans', fieldtype: 'Int', default: '5' },
-      { fieldname: 'open', label: 'Open', fieldtype: 'Check' },
-      { fieldname: 'default_genre', label: 'Default Genre', fieldtype: 'Link', options: 'Genre' },
-    ],
-  });
+  for (const def of LIBRARY) await createDoctype(t, def);
   return t;
 }
 
@@ -115,5 +41,3 @@ export async function book(t: TestTenant, values: Record<string, unknown>): Prom
 export function readOnly(role: string): Record<string, unknown> {
   return { role, read: 1, write: 0, create: 0, delete: 0 };
 }
-
-export { ALL_RIGHTS };

@@ -1,5 +1,5 @@
-import { FrappeApp } from 'frappe-js-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminSdk } from '../support/frappe-js-sdk';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 import { book, genre, libraryTenant } from './helpers';
 
@@ -16,11 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function sdk(t: TestTenant) {
-  return new FrappeApp(server.url, { useToken: true, type: 'token', token: () => `${t.api_key}:${t.api_secret}` }, undefined, {
-    'X-Frappe-Site-Name': t.name,
-  });
-}
+/** frappe-js-sdk as the tenant's Administrator. */
+const sdk = (t: TestTenant) => adminSdk(server, t);
 
 describe('frappe-js-sdk db methods backed by frappe.client', () => {
   it('getValue, setValue and getCount', async () => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRole, createUser } from '../platform/helpers';
 import { expectError, fetchDoc, insert, serverMessages, tableCount } from '../record-api/helpers';
+import { createDoctype } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { book, createDoctype, genre, legacyPost, libraryTenant, method } from './helpers';
+import { book, genre, legacyPost, libraryTenant, method } from './helpers';
 
 /**
  * frappe.client.rename_doc (frappe/model/rename_doc.py): the document takes the new name and

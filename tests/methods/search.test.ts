@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRole, createUser } from '../platform/helpers';
 import { expectError, insert, serverMessages } from '../record-api/helpers';
+import { createDoctype } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { book, createDoctype, genre, legacyGet, libraryTenant, method } from './helpers';
+import { book, genre, legacyGet, libraryTenant, method } from './helpers';
 
 /** frappe.desk.search.search_link: Link field suggestions (frappe/desk/search.py, frappe/tests/test_search.py). */
 

@@ -1,8 +1,9 @@
 import { createSigningKey, tenantAudience } from '@quire/oauth';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, expectOk } from '../platform/helpers';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { bearer, claimsOf, expectError, expectOk, issuerOf, mint, rawJws, tenantKeys } from './helpers';
+import { bearer, claimsOf, issuerOf, mint, rawJws, tenantKeys } from './helpers';
 
 /** `Authorization: Bearer <access token>` on the API: who the caller is, and what its scopes allow. */
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { privateKeys, tenantAudience } from '@quire/oauth';
 import { base64url, importJWK, SignJWT, type JWK } from 'jose';
-import { expect } from 'vitest';
-import type { CallResult, TestServer, TestTenant } from '../support/server';
+import type { TestServer, TestTenant } from '../support/server';
 
 /**
  * Access tokens minted the way the auth service mints them (RFC 9068: ES256, `typ: at+jwt`, the
@@ -59,14 +58,6 @@ export function rawJws(header: Record<string, unknown>, payload: Record<string, 
 }
 
 export const bearer = (token: string) => `Bearer ${token}`;
-
-export function expectError(res: CallResult, status: number, excType: string): void {
-  expect({ status: res.status, exc_type: res.body?.exc_type }, res.text.slice(0, 500)).toEqual({ status, exc_type: excType });
-}
-
-export function expectOk(res: CallResult, status = 200): void {
-  expect(res.status, res.text.slice(0, 500)).toBe(status);
-}
 
 /** Calls until `done(result)` or the time runs out; returns the elapsed milliseconds of the first success. */
 export async function within<T>(ms: number, attempt: () => Promise<T>, done: (r: T) => boolean, stepMs = 50): Promise<number> {

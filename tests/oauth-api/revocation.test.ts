@@ -1,7 +1,8 @@
 import { recordRevocation } from '@quire/oauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, expectOk } from '../platform/helpers';
 import { call, startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { bearer, claimsOf, expectError, expectOk, mint, within } from './helpers';
+import { bearer, claimsOf, mint, within } from './helpers';
 
 /**
  * Revocation reaches every API process within 5 seconds: at once in the revoking process, by

@@ -1,7 +1,9 @@
-import { FrappeApp } from 'frappe-js-sdk';
+import type { FrappeApp } from 'frappe-js-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOk } from '../platform/helpers';
+import { sdkFor } from '../support/frappe-js-sdk';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { expectOk, mint } from './helpers';
+import { mint } from './helpers';
 
 /** The real npm frappe-js-sdk with an OAuth access token (`type: 'Bearer'`), as third-party apps use it. */
 
@@ -14,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function sdk(accessToken: string): FrappeApp {
-  return new FrappeApp(server.url, { useToken: true, type: 'Bearer', token: () => accessToken }, undefined, { 'X-Frappe-Site-Name': t.name });
+  return sdkFor(server.url, t.name, accessToken, 'Bearer');
 }
 
 describe('frappe-js-sdk with a Bearer token', () => {

@@ -1,11 +1,12 @@
-import { FrappeApp } from 'frappe-js-sdk';
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostFetch } from '../support/host-fetch';
-import { startTestServer, type TestServer } from '../support/server';
-import { authorizeInBrowser, bearer, createClient, createUser, discover, exchange, launchBrowser, originOf, PASSWORD } from './support';
+import { sdkFor } from '../support/frappe-js-sdk';
+import { parseJson } from '../support/json';
+import type { TestServer } from '../support/server';
+import { authorizeInBrowser, bearer, exchange, originOf, PASSWORD, startServerAndBrowser, stopServerAndBrowser, tenantWithApp } from './support';
 
 /**
  * The whole authorization-code flow as a third-party app lives it: openid-client discovers the
@@ -17,34 +18,21 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer({ auth: true }), launchBrowser()]);
+  [server, browser] = await startServerAndBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => stopServerAndBrowser(server, browser));
 
 /** GET on the tenant's own host, the way an app that only knows the subdomain calls it. */
 async function api(origin: string, path: string, token: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const res = await hostFetch(`${origin}${path}`, { ...init, headers: { Authorization: bearer(token), Accept: 'application/json', ...(init.headers ?? {}) } });
   const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body };
+  return { status: res.status, body: parseJson(text, text) };
 }
 
 describe('authorization code with PKCE, through a browser', () => {
   it('signs in, consents, and the token works on the API, with frappe-js-sdk, refreshes, and stops when revoked', async () => {
-    const t = await server.tenant('oa');
-    const origin = originOf(server, t);
-    await createUser(t, 'ada@example.com');
-    const app = await createClient(t);
-    const config = await discover(server, t, app.client_id, app.client_secret);
+    const { t, origin, config } = await tenantWithApp(server, 'oa', 'ada@example.com');
     expect(config.serverMetadata().issuer).toBe(origin);
     expect(config.serverMetadata().code_challenge_methods_supported).toEqual(['S256']);
     expect(config.serverMetadata().grant_types_supported).not.toContain('implicit');
@@ -74,7 +62,7 @@ describe('authorization code with PKCE, through a browser', () => {
     expect(me.body.message).toBe('ada@example.com');
 
     // frappe-js-sdk's Bearer mode (what apps built on it send), through the test server's address.
-    const sdk = new FrappeApp(server.url, { useToken: true, type: 'Bearer', token: () => tokens.access_token }, undefined, { 'X-Frappe-Site-Name': t.name });
+    const sdk = sdkFor(server.url, t.name, tokens.access_token, 'Bearer');
     const docs = await sdk.db().getDocList('ToDo', { fields: ['name', 'description'] });
     expect(docs.map((d) => d.description)).toEqual(['made with an OAuth token']);
     expect(await sdk.auth().getLoggedInUser()).toBe('ada@example.com');
@@ -101,11 +89,7 @@ describe('authorization code with PKCE, through a browser', () => {
   });
 
   it('reusing a spent refresh token is refused and ends the whole grant (RFC 9700 §4.14)', async () => {
-    const t = await server.tenant('oa');
-    const origin = originOf(server, t);
-    await createUser(t, 'reuse@example.com');
-    const app = await createClient(t, { skipAuthorization: true });
-    const config = await discover(server, t, app.client_id, app.client_secret);
+    const { origin, config } = await tenantWithApp(server, 'oa', 'reuse@example.com', { skipAuthorization: true });
     const context = await browser.newContext();
     const result = await authorizeInBrowser(context, config, {}, { email: 'reuse@example.com' });
     expect(result.pages).toEqual(['login']); // skip_authorization: no consent page
@@ -129,10 +113,7 @@ describe('authorization code with PKCE, through a browser', () => {
   });
 
   it('a public client (no secret, PKCE) gets a narrow scope, and a signed-in user is not asked to sign in again', async () => {
-    const t = await server.tenant('oa');
-    await createUser(t, 'pub@example.com');
-    const spa = await createClient(t, { public: true, scopes: 'todo:read openid' });
-    const config = await discover(server, t, spa.client_id);
+    const { t, config } = await tenantWithApp(server, 'oa', 'pub@example.com', { public: true, scopes: 'todo:read openid' });
     const context = await browser.newContext();
 
     const first = await authorizeInBrowser(context, config, { scope: 'openid todo:read' }, { email: 'pub@example.com' });
@@ -156,11 +137,7 @@ describe('authorization code with PKCE, through a browser', () => {
   });
 
   it('a user signed in to the site (Quire session cookie from /api/method/login) goes straight to consent', async () => {
-    const t = await server.tenant('oa');
-    const origin = originOf(server, t);
-    await createUser(t, 'session@example.com');
-    const app = await createClient(t);
-    const config = await discover(server, t, app.client_id, app.client_secret);
+    const { origin, config } = await tenantWithApp(server, 'oa', 'session@example.com');
     const context = await browser.newContext();
     // Signed in the way a desk page does it: a fetch from the site's own origin.
     const page = await context.newPage();
@@ -179,11 +156,7 @@ describe('authorization code with PKCE, through a browser', () => {
   });
 
   it('signing out at the issuer ends its session and the site session: the next authorization asks to sign in', async () => {
-    const t = await server.tenant('oa');
-    const origin = originOf(server, t);
-    await createUser(t, 'bye@example.com');
-    const app = await createClient(t, { skipAuthorization: true });
-    const config = await discover(server, t, app.client_id, app.client_secret);
+    const { origin, config } = await tenantWithApp(server, 'oa', 'bye@example.com', { skipAuthorization: true });
     const context = await browser.newContext();
     const first = await authorizeInBrowser(context, config, {}, { email: 'bye@example.com' });
     expect(first.pages).toEqual(['login']);
@@ -204,10 +177,7 @@ describe('authorization code with PKCE, through a browser', () => {
   });
 
   it('denying consent sends the browser back with access_denied and issues nothing', async () => {
-    const t = await server.tenant('oa');
-    await createUser(t, 'deny@example.com');
-    const app = await createClient(t);
-    const config = await discover(server, t, app.client_id, app.client_secret);
+    const { config } = await tenantWithApp(server, 'oa', 'deny@example.com');
     const context = await browser.newContext();
     const result = await authorizeInBrowser(context, config, {}, { email: 'deny@example.com', decision: 'deny' });
     expect(result.pages).toEqual(['login', 'consent']);

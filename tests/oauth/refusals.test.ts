@@ -3,8 +3,10 @@ import * as client from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostFetch } from '../support/host-fetch';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { authorizeInBrowser, bearer, createClient, createUser, discover, exchange, launchBrowser, originOf, redirectUri } from './support';
+import { parseJson } from '../support/json';
+import { createClient, machineClient, redirectUri } from '../support/oauth-clients';
+import type { TestServer } from '../support/server';
+import { authorizeInBrowser, bearer, createUser, discover, exchange, originOf, startServerAndBrowser, stopServerAndBrowser, tenantWithApp } from './support';
 
 /**
  * What the auth service and the API refuse, each with the standard error: a client with the wrong
@@ -16,13 +18,10 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer({ auth: true }), launchBrowser()]);
+  [server, browser] = await startServerAndBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => stopServerAndBrowser(server, browser));
 
 async function post(origin: string, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
   const res = await hostFetch(`${origin}${path}`, {
@@ -31,13 +30,7 @@ async function post(origin: string, path: string, fields: Record<string, string>
     body: new URLSearchParams(fields).toString(),
   });
   const text = await res.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, headers: res.headers };
+  return { status: res.status, body: parseJson(text, text), headers: res.headers };
 }
 
 /** The OAuth error code of an openid-client failure (a body error, or a 401's WWW-Authenticate challenge). */
@@ -54,16 +47,9 @@ async function get(url: string, headers: Record<string, string> = {}) {
   return { status: res.status, location: res.headers.get('location'), text: await res.text() };
 }
 
-async function machineClient(t: TestTenant, scopes = 'all') {
-  return createClient(t, { clientCredentialsUser: 'Administrator', scopes });
-}
-
 describe('the token endpoint', () => {
   it('refuses a wrong client secret (invalid_client) and keeps the code for the rightful exchange', async () => {
-    const t = await server.tenant('rf');
-    await createUser(t, 'sec@example.com');
-    const app = await createClient(t, { skipAuthorization: true });
-    const right = await discover(server, t, app.client_id, app.client_secret);
+    const { t, app, config: right } = await tenantWithApp(server, 'rf', 'sec@example.com', { skipAuthorization: true });
     const wrong = await discover(server, t, app.client_id, `${app.client_secret!.slice(0, -2)}xx`);
     const context = await browser.newContext();
     const result = await authorizeInBrowser(context, right, {}, { email: 'sec@example.com' });
@@ -172,10 +158,7 @@ describe('the authorization endpoint', () => {
   });
 
   it('shows the login form again for a wrong password, and refuses a form posted without its CSRF token', async () => {
-    const t = await server.tenant('rf');
-    await createUser(t, 'typo@example.com');
-    const app = await createClient(t);
-    const config = await discover(server, t, app.client_id, app.client_secret);
+    const { config } = await tenantWithApp(server, 'rf', 'typo@example.com');
     const context = await browser.newContext();
     const page = await context.newPage();
     const url = client.buildAuthorizationUrl(config, {

@@ -9,8 +9,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quire } from '../platform/helpers';
 import { hostFetch } from '../support/host-fetch';
-import { startTestServer, type TestServer } from '../support/server';
-import { authorizeInBrowser, bearer, createClient, createUser, discover, launchBrowser, originOf, redirectUri } from './support';
+import { parseJson } from '../support/json';
+import { createClient, machineClient, redirectUri } from '../support/oauth-clients';
+import type { TestServer } from '../support/server';
+import { authorizeInBrowser, bearer, createUser, discover, originOf, startServerAndBrowser, stopServerAndBrowser } from './support';
 
 /**
  * The auth service as operators and Frappe clients meet it: Frappe's oauth2 paths and shapes, the
@@ -22,13 +24,10 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer({ auth: true }), launchBrowser()]);
+  [server, browser] = await startServerAndBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => stopServerAndBrowser(server, browser));
 
 async function request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
   const res = await hostFetch(url, {
@@ -38,13 +37,7 @@ async function request(url: string, init: { method?: string; form?: Record<strin
     ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
   });
   const text = await res.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, headers: res.headers };
+  return { status: res.status, body: parseJson(text, text), headers: res.headers };
 }
 
 describe("Frappe's oauth2 paths", () => {
@@ -113,7 +106,7 @@ describe('OAuth Client', () => {
   it('shows the secret once; reset_client_secret issues a new one and the old one stops working', async () => {
     const t = await server.tenant('oc');
     const origin = originOf(server, t);
-    const machine = await createClient(t, { clientCredentialsUser: 'Administrator', scopes: 'all' });
+    const machine = await machineClient(t);
     expect(machine.client_secret).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     const read = await t.call('GET', `/api/resource/OAuth Client/${machine.client_id}`);
     expect(read.body.data.client_id).toBe(machine.client_id);
@@ -189,7 +182,7 @@ describe('quire serve auth', () => {
   beforeAll(async () => {
     auth = await startAuthService(
       server.platform,
-      { platform: loadPlatformConfig({ NODE_ENV: 'test' }), port: 0, trustProxy: false, accessTokenTtl: 600, refreshTokenTtl: 3600, codeTtl: 60 },
+      { platform: loadPlatformConfig({ NODE_ENV: 'test' }), port: 0, accessTokenTtl: 600, refreshTokenTtl: 3600, codeTtl: 60 },
       pino({ level: 'silent' }),
     );
   });
@@ -199,7 +192,7 @@ describe('quire serve auth', () => {
 
   it('is the issuer on its own port; the API accepts its tokens; /metrics counts issuance, refusals and active grants', async () => {
     const t = await server.tenant('svc');
-    const machine = await createClient(t, { clientCredentialsUser: 'Administrator', scopes: 'all' });
+    const machine = await machineClient(t);
     const authOrigin = `http://${t.name}.localhost:${auth.port}`;
     const config = await client.discovery(new URL(authOrigin), machine.client_id, { client_secret: machine.client_secret }, client.ClientSecretBasic(machine.client_secret), {
       execute: [client.allowInsecureRequests],

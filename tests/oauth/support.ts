@@ -1,50 +1,34 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { hostFetch } from '../support/host-fetch';
-import type { TestServer, TestTenant } from '../support/server';
+import { callbackServer, createClient, type ClientOptions, type RegisteredClient } from '../support/oauth-clients';
+import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 
 /**
  * The OAuth suites' shared parts: a real Chromium (from apt) driving the login and consent pages,
  * openid-client (a certified relying party) on the app's side, tenants on their own subdomains.
+ * Registering the apps (OAuth Clients) is in ../support/oauth-clients.
  */
 
 export const PASSWORD = 'correct horse battery staple';
-/**
- * The app's redirect URI: a loopback server (RFC 8252 style) that answers the browser and hands
- * the callback URL to whichever authorization waits for its `state`.
- */
-interface CallbackServer {
-  uri: string;
-  waiting: Map<string, (url: URL) => void>;
-}
-let callbacks: Promise<CallbackServer> | undefined;
-
-export function callbackServer(): Promise<CallbackServer> {
-  callbacks ??= new Promise((resolve) => {
-    const waiting = new Map<string, (url: URL) => void>();
-    const server = http.createServer((req, res) => {
-      const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-      waiting.get(url.searchParams.get('state') ?? '')?.(url);
-      res.writeHead(200, { 'Content-Type': 'text/plain', Connection: 'close' }).end('back at the app');
-    });
-    server.unref();
-    server.listen(0, '127.0.0.1', () => resolve({ uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, waiting }));
-  });
-  return callbacks;
-}
-
-export async function redirectUri(): Promise<string> {
-  return (await callbackServer()).uri;
-}
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
   });
+}
+
+/** The OAuth suites' file-wide fixtures: an API server that serves the auth service too, and a Chromium. */
+export function startServerAndBrowser(): Promise<[TestServer, Browser]> {
+  return Promise.all([startTestServer({ auth: true }), launchBrowser()]);
+}
+
+/** Closes what startServerAndBrowser started (either is missing when starting it failed). */
+export async function stopServerAndBrowser(server: TestServer | undefined, browser: Browser | undefined): Promise<void> {
+  await browser?.close();
+  await server?.close();
 }
 
 /** The tenant's own origin: its subdomain of the test server's BASE_DOMAIN (localhost). */
@@ -59,34 +43,6 @@ export async function createUser(t: TestTenant, email: string, roles: string[] =
   expect(res.status, res.text).toBe(200);
 }
 
-export interface ClientOptions {
-  public?: boolean;
-  scopes?: string;
-  redirectUris?: string[];
-  clientCredentialsUser?: string;
-  skipAuthorization?: boolean;
-  allowedRoles?: string[];
-}
-
-/** Registers an OAuth Client through the API, as a System Manager would. */
-export async function createClient(t: TestTenant, o: ClientOptions = {}): Promise<{ client_id: string; client_secret?: string }> {
-  const res = await t.call('POST', '/api/resource/OAuth Client', {
-    json: {
-      app_name: 'Test App',
-      client_type: o.public ? 'Public' : 'Confidential',
-      grant_type: o.clientCredentialsUser ? 'Client Credentials' : 'Authorization Code',
-      redirect_uris: (o.redirectUris ?? [await redirectUri()]).join('\n'),
-      scopes: o.scopes ?? 'all openid profile email offline_access',
-      skip_authorization: o.skipAuthorization ? 1 : 0,
-      ...(o.clientCredentialsUser ? { user: o.clientCredentialsUser } : {}),
-      ...(o.allowedRoles ? { allowed_roles: o.allowedRoles.map((role) => ({ role })) } : {}),
-    },
-  });
-  expect(res.status, res.text).toBe(200);
-  const doc = res.body.data as { name: string; client_secret?: string };
-  return { client_id: doc.name, ...(o.public ? {} : { client_secret: doc.client_secret! }) };
-}
-
 const rpFetch = (url: string, options: { body?: unknown; headers: Record<string, string>; method: string; redirect: 'manual'; signal?: AbortSignal }) =>
   hostFetch(url, options as RequestInit);
 
@@ -98,6 +54,24 @@ export async function discover(server: TestServer, t: { name: string }, id: stri
   });
   config[client.customFetch] = rpFetch;
   return config;
+}
+
+export interface TenantWithApp {
+  t: TestTenant;
+  /** The tenant's own origin (originOf). */
+  origin: string;
+  app: RegisteredClient;
+  /** openid-client configured for the app (with its secret when it has one). */
+  config: client.Configuration;
+}
+
+/** A fresh tenant (`prefix`) with a user `email` who signs in with PASSWORD, and an app registered for it. */
+export async function tenantWithApp(server: TestServer, prefix: string, email: string, options: ClientOptions = {}): Promise<TenantWithApp> {
+  const t = await server.tenant(prefix);
+  await createUser(t, email);
+  const app = await createClient(t, options);
+  const config = await discover(server, t, app.client_id, app.client_secret);
+  return { t, origin: originOf(server, t), app, config };
 }
 
 export interface AuthorizeResult {

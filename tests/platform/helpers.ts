@@ -1,14 +1,16 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { generateKeys } from '@quire/auth';
+import { generateKeys } from '@quire/documents';
+import { makePrincipal } from '@quire/permissions';
 import { expect } from 'vitest';
+import { postDoctype } from '../support/doctypes';
+import { parseJson } from '../support/json';
+import { ROOT } from '../support/process';
 import { databaseUrl, type CallResult, type TestServer, type TestTenant } from '../support/server';
 
 /** Shared helpers for the platform behaviour tests (tenancy, DocTypes, auth, permissions). */
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const QUIRE_BIN = path.join(ROOT, 'bin/quire.mjs');
 
 /** Asserts an error answer: status and Frappe's `exc_type`. */
@@ -43,13 +45,15 @@ export async function createUser(server: TestServer, t: TestTenant, email: strin
   return { email, ...keys, auth: `token ${keys.api_key}:${keys.api_secret}` };
 }
 
-export function issueKeys(server: TestServer, t: TestTenant, user: string): Promise<{ api_key: string; api_secret: string }> {
-  return server.db.transaction((tx) => generateKeys(tx, { name: t.name, schema: t.schema }, user, 'Administrator', server.platform.changes));
+export async function issueKeys(server: TestServer, t: TestTenant, user: string): Promise<{ api_key: string; api_secret: string }> {
+  const tenant = server.platform.tenants.get(t.name)!;
+  const ctx = await server.platform.context(tenant, makePrincipal('Administrator', ['Administrator', 'System Manager']));
+  return server.db.transaction((tx) => generateKeys(tx, ctx, user, 'Administrator'));
 }
 
 /** POST /api/resource/DocType; fails the test unless it answers 200. */
-export async function createDocType(t: TestTenant, definition: Record<string, unknown>): Promise<any> {
-  const res = await t.call('POST', '/api/resource/DocType', { json: definition });
+export async function createDocType(t: TestTenant, definition: object): Promise<any> {
+  const res = await postDoctype(t, definition);
   expectOk(res);
   return res.body.data;
 }
@@ -89,13 +93,7 @@ export function rawRequest(port: number, method: string, pathname: string, heade
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed, text });
+        resolve({ status: res.statusCode ?? 0, body: parseJson(text), text });
       });
     });
     req.on('error', reject);
@@ -131,14 +129,7 @@ export function quire(args: string[], env: Record<string, string> = {}): Promise
           return;
         }
         const lines = stdout.split('\n').filter((l) => l.trim() !== '');
-        let json: unknown;
-        if (lines.length === 1) {
-          try {
-            json = JSON.parse(lines[0]!);
-          } catch {
-            json = undefined;
-          }
-        }
+        const json: unknown = lines.length === 1 ? parseJson(lines[0]!) : undefined;
         resolve({ code, json, stdout, stderr });
       },
     );

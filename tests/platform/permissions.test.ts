@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FULL } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
 import { createDocType, createRole, createUser, expectError, expectOk, type TestUser } from './helpers';
 
@@ -9,8 +10,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-const FULL = { read: 1, write: 1, create: 1, delete: 1 };
 
 /** Note: System Manager has everything; Blogger only on their own notes; `secret` is permlevel 1. */
 const NOTE = {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { createDoctype, expectError, fetchDoc, insert, listNames, stable } from './helpers';
+import { NOTE, tenantWithDoctypes } from '../support/doctypes';
+import { startTestServer, type TestServer } from '../support/server';
+import { expectError, fetchDoc, insert, listNames, stable } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -9,20 +10,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** A tenant with `Note` (hash naming): title (Data), body (Small Text), pages (Int), pinned (Check). */
-async function noteTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Note',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'title', label: 'Title', fieldtype: 'Data' },
-      { fieldname: 'body', label: 'Body', fieldtype: 'Small Text' },
-      { fieldname: 'pages', label: 'Pages', fieldtype: 'Int' },
-      { fieldname: 'pinned', label: 'Pinned', fieldtype: 'Check' },
-    ],
-  });
-  return t;
-}
+const noteTenant = () => tenantWithDoctypes(server, NOTE);
 
 describe('accepted encodings', () => {
   it('a JSON body (application/json) creates the document', async () => {

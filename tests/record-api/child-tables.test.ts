@@ -1,17 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import {
-  createDoctype,
-  DATETIME_RE,
-  expectError,
-  fetchDoc,
-  HASH_RE,
-  insert,
-  listNames,
-  serverMessages,
-  stable,
-  tableCount,
-} from './helpers';
+import { ORDER_LINE, SALES_ORDER, tenantWithDoctypes } from '../support/doctypes';
+import { startTestServer, type TestServer } from '../support/server';
+import { DATETIME_RE, expectError, fetchDoc, HASH_RE, insert, listNames, serverMessages, stable, tableCount } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -19,29 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** `Order Line` (child: item reqd, qty Int, owner_user Link User) inside `Sales Order` (hash; customer, lines). */
-async function orderTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Order Line',
-    istable: 1,
-    fields: [
-      { fieldname: 'item', label: 'Item', fieldtype: 'Data', reqd: 1 },
-      { fieldname: 'qty', label: 'Qty', fieldtype: 'Int' },
-      { fieldname: 'assignee', label: 'Assignee', fieldtype: 'Link', options: 'User' },
-    ],
-    permissions: [],
-  });
-  await createDoctype(t, {
-    name: 'Sales Order',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'customer', label: 'Customer', fieldtype: 'Data' },
-      { fieldname: 'lines', label: 'Lines', fieldtype: 'Table', options: 'Order Line' },
-    ],
-  });
-  return t;
-}
+/** `Order Line` (child: item reqd, qty Int, assignee Link User) inside `Sales Order` (hash; customer, lines). */
+const orderTenant = () => tenantWithDoctypes(server, ORDER_LINE, SALES_ORDER);
 
 const SO = '/api/resource/Sales%20Order';
 

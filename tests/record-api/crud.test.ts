@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import {
-  createDoctype,
-  DATETIME_RE,
-  DEFAULT_FIELDS,
-  expectError,
-  fetchDoc,
-  HASH_RE,
-  insert,
-  listNames,
-  serverMessages,
-} from './helpers';
+import { BOOK, LEDGER_ENTRY, tenantWithDoctypes } from '../support/doctypes';
+import { startTestServer, type TestServer } from '../support/server';
+import { DATETIME_RE, DEFAULT_FIELDS, expectError, fetchDoc, HASH_RE, insert, listNames, serverMessages } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -19,31 +10,10 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** A tenant with `Book` (hash naming): title (reqd), notes, pages, published. */
-async function bookTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Book',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'title', label: 'Title', fieldtype: 'Data', reqd: 1 },
-      { fieldname: 'notes', label: 'Notes', fieldtype: 'Small Text' },
-      { fieldname: 'pages', label: 'Pages', fieldtype: 'Int' },
-      { fieldname: 'published', label: 'Published', fieldtype: 'Date' },
-    ],
-  });
-  return t;
-}
+const bookTenant = () => tenantWithDoctypes(server, BOOK);
 
 /** A tenant with `Ledger Entry` (prompt naming, a space in the DocType name). */
-async function promptTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Ledger Entry',
-    autoname: 'prompt',
-    fields: [{ fieldname: 'memo', label: 'Memo', fieldtype: 'Data' }],
-  });
-  return t;
-}
+const promptTenant = () => tenantWithDoctypes(server, LEDGER_ENTRY);
 
 describe('create', () => {
   it('a POST answers 200 with exactly {"data": doc} carrying every default field', async () => {

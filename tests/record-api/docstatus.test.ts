@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIM, CLAIM_ITEM, tenantWithDoctypes } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { createDoctype, expectError, fetchDoc, HASH_RE, insert, listNames, serverMessages, tableCount } from './helpers';
+import { expectError, fetchDoc, HASH_RE, insert, listNames, serverMessages, tableCount } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -9,29 +10,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** `Claim` (submittable, hash): title, amount, remark (allow_on_submit), rows of `Claim Item`. */
-async function claimTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Claim Item',
-    istable: 1,
-    fields: [
-      { fieldname: 'item', label: 'Item', fieldtype: 'Data' },
-      { fieldname: 'note', label: 'Note', fieldtype: 'Data', allow_on_submit: 1 },
-    ],
-  });
-  await createDoctype(t, {
-    name: 'Claim',
-    autoname: 'hash',
-    is_submittable: 1,
-    fields: [
-      { fieldname: 'title', label: 'Title', fieldtype: 'Data' },
-      { fieldname: 'amount', label: 'Amount', fieldtype: 'Currency' },
-      { fieldname: 'remark', label: 'Remark', fieldtype: 'Small Text', allow_on_submit: 1 },
-      { fieldname: 'items', label: 'Items', fieldtype: 'Table', options: 'Claim Item' },
-    ],
-  });
-  return t;
-}
+const claimTenant = () => tenantWithDoctypes(server, CLAIM_ITEM, CLAIM);
 
 const put = (t: TestTenant, name: string, json: Record<string, unknown>) => t.call('PUT', `/api/resource/Claim/${name}`, { json });
 

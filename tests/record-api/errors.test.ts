@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type CallResult, type TestServer, type TestTenant } from '../support/server';
-import { createDoctype, expectEnvelope, expectError, fetchDoc, insert, listNames, path, serverMessages } from './helpers';
+import { TAG, tenantWithDoctypes, WIDGET } from '../support/doctypes';
+import { startTestServer, type CallResult, type TestServer } from '../support/server';
+import { expectEnvelope, expectError, fetchDoc, insert, listNames, path, serverMessages } from './helpers';
 
 let server: TestServer;
 let production: TestServer;
@@ -12,27 +13,7 @@ afterAll(async () => {
 });
 
 /** `Widget` (hash) and `Tag` (prompt) covering the fieldtypes the hostile inputs aim at. */
-async function widgetTenant(on: TestServer = server): Promise<TestTenant> {
-  const t = await on.tenant();
-  await createDoctype(t, {
-    name: 'Widget',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'title', label: 'Title', fieldtype: 'Data', reqd: 1 },
-      { fieldname: 'notes', label: 'Notes', fieldtype: 'Long Text' },
-      { fieldname: 'qty', label: 'Qty', fieldtype: 'Int' },
-      { fieldname: 'price', label: 'Price', fieldtype: 'Currency' },
-      { fieldname: 'ratio', label: 'Ratio', fieldtype: 'Float' },
-      { fieldname: 'active', label: 'Active', fieldtype: 'Check' },
-      { fieldname: 'due', label: 'Due', fieldtype: 'Date' },
-      { fieldname: 'at', label: 'At', fieldtype: 'Datetime' },
-      { fieldname: 'colour', label: 'Colour', fieldtype: 'Select', options: 'Red\nBlue' },
-      { fieldname: 'keeper', label: 'Keeper', fieldtype: 'Link', options: 'User' },
-    ],
-  });
-  await createDoctype(t, { name: 'Tag', autoname: 'prompt', fields: [{ fieldname: 'label', label: 'Label', fieldtype: 'Data' }] });
-  return t;
-}
+const widgetTenant = (on: TestServer = server) => tenantWithDoctypes(on, WIDGET, TAG);
 
 /** No client mistake may be answered with a 5xx; refusals come in Frappe's envelope. */
 function expectClientError(res: CallResult, what: string): void {

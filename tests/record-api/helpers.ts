@@ -1,43 +1,10 @@
 import { expect } from 'vitest';
 import type { CallResult, TestServer, TestTenant } from '../support/server';
 
-/** Shared helpers for the record API behaviour tests (/api/resource/<DocType>[/<name>]). */
-
-export const ALL_RIGHTS = {
-  role: 'System Manager',
-  read: 1,
-  write: 1,
-  create: 1,
-  delete: 1,
-  submit: 1,
-  cancel: 1,
-  amend: 1,
-};
-
-export interface FieldDef {
-  fieldname: string;
-  fieldtype?: string;
-  label?: string;
-  options?: string;
-  default?: string;
-  reqd?: 0 | 1;
-  unique?: 0 | 1;
-  length?: number;
-  precision?: number;
-  allow_on_submit?: 0 | 1;
-  set_only_once?: 0 | 1;
-  non_negative?: 0 | 1;
-}
-
-export interface DoctypeDef {
-  name: string;
-  autoname?: string;
-  istable?: 0 | 1;
-  issingle?: 0 | 1;
-  is_submittable?: 0 | 1;
-  fields: FieldDef[];
-  permissions?: Array<Record<string, unknown>>;
-}
+/**
+ * Shared helpers for the record API behaviour tests (/api/resource/<DocType>[/<name>]); the DocTypes
+ * they create, and createDoctype, are in ../support/doctypes.
+ */
 
 /** `YYYY-MM-DD HH:MM:SS[.ffffff]` — Python's str(datetime). */
 export const DATETIME_RE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{6})?$/;
@@ -47,14 +14,6 @@ export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 /** Standard keys every /api/resource document carries (frappe.model.default_fields). */
 export const DEFAULT_FIELDS = ['name', 'owner', 'creation', 'modified', 'modified_by', 'docstatus', 'idx', 'doctype'] as const;
-
-/** Creates a DocType at runtime through the API; throws with the response when refused. */
-export async function createDoctype(t: TestTenant, def: DoctypeDef): Promise<Record<string, any>> {
-  const body = { module: 'Custom', permissions: [ALL_RIGHTS], ...def };
-  const res = await t.call('POST', '/api/resource/DocType', { json: body });
-  if (res.status !== 200) throw new Error(`creating DocType ${def.name} failed: ${res.status} ${res.text}`);
-  return res.body.data;
-}
 
 export function path(doctype: string, name?: string | number, prefix = '/api/resource'): string {
   const base = `${prefix}/${encodeURIComponent(doctype)}`;

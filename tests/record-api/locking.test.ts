@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { createDoctype, expectError, fetchDoc, insert, serverMessages } from './helpers';
+import { MEMO, tenantWithDoctypes } from '../support/doctypes';
+import { startTestServer, type TestServer } from '../support/server';
+import { expectError, fetchDoc, insert, serverMessages } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -8,18 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function memoTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Memo',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'subject', label: 'Subject', fieldtype: 'Data' },
-      { fieldname: 'body', label: 'Body', fieldtype: 'Small Text' },
-    ],
-  });
-  return t;
-}
+const memoTenant = () => tenantWithDoctypes(server, MEMO);
 
 describe('optimistic locking via modified', () => {
   it('a PUT carrying the exact modified previously returned succeeds and answers a new modified', async () => {

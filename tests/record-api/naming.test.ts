@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDoctype, tenantWithDoctypes, type FieldDef } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { createDoctype, expectError, fetchDoc, HASH_RE, insert, listNames, serverMessages, UUID_RE, type FieldDef } from './helpers';
+import { expectError, fetchDoc, HASH_RE, insert, listNames, serverMessages, UUID_RE } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -10,10 +11,8 @@ afterAll(() => server.close());
 
 const LABEL: FieldDef = { fieldname: 'label', label: 'Label', fieldtype: 'Data' };
 
-async function tenantWith(autoname: string, fields: FieldDef[] = [LABEL], name = 'Thing'): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, { name, autoname, fields });
-  return t;
+function tenantWith(autoname: string, fields: FieldDef[] = [LABEL], name = 'Thing'): Promise<TestTenant> {
+  return tenantWithDoctypes(server, { name, autoname, fields });
 }
 
 function utcParts(): { yyyy: string; mm: string } {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDoctype, SAMPLE, tenantWithDoctypes } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { createDoctype, DATE_RE, DATETIME_RE, fetchDoc, insert } from './helpers';
+import { DATE_RE, DATETIME_RE, fetchDoc, insert } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -9,26 +10,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** A tenant with `Sample`: one field of each value-bearing fieldtype under test. */
-async function sampleTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Sample',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'label', fieldtype: 'Data' },
-      { fieldname: 'at', label: 'At', fieldtype: 'Datetime' },
-      { fieldname: 'on', label: 'On', fieldtype: 'Date' },
-      { fieldname: 'clock', label: 'Clock', fieldtype: 'Time' },
-      { fieldname: 'price', label: 'Price', fieldtype: 'Currency' },
-      { fieldname: 'ratio', label: 'Ratio', fieldtype: 'Float' },
-      { fieldname: 'share', label: 'Share', fieldtype: 'Percent' },
-      { fieldname: 'count', label: 'Count', fieldtype: 'Int' },
-      { fieldname: 'flag', label: 'Flag', fieldtype: 'Check' },
-      { fieldname: 'payload', label: 'Payload', fieldtype: 'JSON' },
-    ],
-  });
-  return t;
-}
+const sampleTenant = () => tenantWithDoctypes(server, SAMPLE);
 
 /** Sends `value` in `field` on create, and returns what the create and a later GET answer for it. */
 async function roundTrip(t: TestTenant, field: string, value: unknown): Promise<[unknown, unknown]> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { createDoctype, DATETIME_RE, expectError, fetchDoc } from './helpers';
+import { SHOP_SETTINGS, tenantWithDoctypes } from '../support/doctypes';
+import { startTestServer, type TestServer } from '../support/server';
+import { DATETIME_RE, expectError, fetchDoc } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -9,21 +10,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** `Shop Settings` (issingle) with defaults on several fieldtypes. */
-async function settingsTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Shop Settings',
-    issingle: 1,
-    fields: [
-      { fieldname: 'shop_name', label: 'Shop Name', fieldtype: 'Data', default: 'My Shop' },
-      { fieldname: 'max_items', label: 'Max Items', fieldtype: 'Int', default: '10' },
-      { fieldname: 'enabled', label: 'Enabled', fieldtype: 'Check', default: '1' },
-      { fieldname: 'currency', label: 'Currency', fieldtype: 'Select', options: 'EUR\nUSD' },
-      { fieldname: 'motto', label: 'Motto', fieldtype: 'Small Text' },
-    ],
-  });
-  return t;
-}
+const settingsTenant = () => tenantWithDoctypes(server, SHOP_SETTINGS);
 
 const PATH = '/api/resource/Shop%20Settings/Shop%20Settings';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDoctype, GADGET, tenantWithDoctypes } from '../support/doctypes';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
-import { createDoctype, expectError, fetchDoc, insert, listNames, serverMessages, stable } from './helpers';
+import { expectError, fetchDoc, insert, listNames, serverMessages, stable } from './helpers';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -9,33 +10,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** `Gadget` (hash) with one field per validation rule under test. */
-async function gadgetTenant(): Promise<TestTenant> {
-  const t = await server.tenant();
-  await createDoctype(t, {
-    name: 'Gadget',
-    autoname: 'hash',
-    fields: [
-      { fieldname: 'title', label: 'Title', fieldtype: 'Data', reqd: 1 },
-      { fieldname: 'maker', label: 'Maker', fieldtype: 'Data' },
-      { fieldname: 'qty', label: 'Qty', fieldtype: 'Int' },
-      { fieldname: 'weight', label: 'Weight', fieldtype: 'Float' },
-      { fieldname: 'price', label: 'Price', fieldtype: 'Currency' },
-      { fieldname: 'active', label: 'Active', fieldtype: 'Check' },
-      { fieldname: 'made_on', label: 'Made On', fieldtype: 'Date' },
-      { fieldname: 'seen_at', label: 'Seen At', fieldtype: 'Datetime' },
-      { fieldname: 'colour', label: 'Colour', fieldtype: 'Select', options: 'Red\nGreen\nBlue' },
-      { fieldname: 'keeper', label: 'Keeper', fieldtype: 'Link', options: 'User' },
-      { fieldname: 'code', label: 'Code', fieldtype: 'Data', unique: 1 },
-      { fieldname: 'short', label: 'Short', fieldtype: 'Data', length: 5 },
-      { fieldname: 'stock', label: 'Stock', fieldtype: 'Int', non_negative: 1 },
-      { fieldname: 'email', label: 'Email', fieldtype: 'Data', options: 'Email' },
-      { fieldname: 'phone', label: 'Phone', fieldtype: 'Data', options: 'Phone' },
-      { fieldname: 'site', label: 'Site', fieldtype: 'Data', options: 'URL' },
-      { fieldname: 'serial', label: 'Serial', fieldtype: 'Data', set_only_once: 1 },
-    ],
-  });
-  return t;
-}
+const gadgetTenant = () => tenantWithDoctypes(server, GADGET);
 
 /** POSTs `body` and asserts the refusal wrote nothing. */
 async function refusedCreate(t: TestTenant, body: Record<string, unknown>, status: number, excType: string) {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseJson } from './json';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -66,13 +67,7 @@ export function rawRequest(options: { port: number; path: string; host: string; 
         let data = '';
         res.on('data', (c: Buffer) => (data += c.toString()));
         res.on('end', () => {
-          let body: unknown = data;
-          try {
-            body = JSON.parse(data);
-          } catch {
-            // not JSON
-          }
-          resolve({ status: res.statusCode ?? 0, body });
+          resolve({ status: res.statusCode ?? 0, body: parseJson(data, data) });
         });
       },
     );

@@ -2,28 +2,25 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startApiServer, type ApiConfig } from '@quire/api';
 import type { AuthConfig, AuthMount } from '@quire/auth-service';
-import { loadApps, type LoadedApps } from '@quire/apps';
 import { loadPlatformConfig } from '@quire/config';
-import { PgDatabase } from '@quire/db';
-import { LocalDiskStore } from '@quire/files';
-import { frappeApp } from '@quire/frappe';
-import { createTenant, loadSecretBox, Platform, type CreatedTenant } from '@quire/tenancy';
-import { webhookCapture } from '@quire/webhooks';
-import { startWebhooksService, type WebhooksConfig, type WebhooksService } from '@quire/webhooks-service';
+import type { Database } from '@quire/db';
+import { createRuntime, type ServiceName } from '@quire/runtime';
+import { createTenant, type CreatedTenant, type Platform } from '@quire/tenancy';
+import type { WebhooksConfig, WebhooksService } from '@quire/webhooks-service';
 import pino from 'pino';
 import { inject } from 'vitest';
 
 /**
- * A real API server on a free port, over the suite's real Postgres. Every test makes its own
- * tenants through `tenant()`, so tests never share state.
+ * A real API server on a free port, over the suite's real Postgres, started the one way Quire
+ * starts (createRuntime). Every test makes its own tenants through `tenant()`, so tests never
+ * share state.
  */
 export interface TestServer {
   url: string;
   port: number;
   platform: Platform;
-  db: PgDatabase;
+  db: Database;
   /** The in-process webhook delivery, when the server was started with `webhooks`. */
   webhooks: WebhooksService | undefined;
   /** The OAuth service mounted in front of the API, when the server was started with `auth`. */
@@ -58,12 +55,6 @@ export interface CallResult {
   text: string;
 }
 
-let apps: Promise<LoadedApps> | undefined;
-export function testApps(): Promise<LoadedApps> {
-  apps ??= loadApps([frappeApp]);
-  return apps;
-}
-
 export function databaseUrl(): string {
   return inject('databaseUrl');
 }
@@ -81,83 +72,70 @@ export interface ServerOptions {
   sessionExpirySeconds?: number;
   /** Extra app folders to load besides frappe (test apps with hooks and methods). */
   apps?: string[];
-  /** Capture webhook events and deliver them in-process (the `npm start` mode). */
+  /** Deliver webhook events in-process (the `npm start` mode). */
   webhooks?: Partial<Pick<WebhooksConfig, 'allowNets' | 'retry' | 'sweepIntervalMs' | 'concurrency' | 'leaseMarginMs'>>;
   /** Serve the OAuth service in the same process (the `npm start` mode), with these settings. */
   auth?: true | Partial<Pick<AuthConfig, 'accessTokenTtl' | 'refreshTokenTtl' | 'codeTtl'>>;
 }
 
-export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
-  const db = new PgDatabase({ connectionString: databaseUrl(), poolSize: 5 });
-  await Platform.migratePlatform(db);
-  const platform = await Platform.open({
-    db,
-    files: new LocalDiskStore(fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-'))),
-    secrets: await loadSecretBox(db, undefined),
-    // A server that registers controllers of its own (webhook capture) gets its own app registry.
-    apps: options.apps || options.webhooks ? await loadApps([frappeApp, ...(options.apps ?? []).map((root) => ({ name: path.basename(root), root }))]) : await testApps(),
-    ...(options.sessionExpirySeconds !== undefined ? { sessionExpirySeconds: options.sessionExpirySeconds } : {}),
-    baseDomain: 'localhost',
-    defaultTenant: options.defaultTenant,
-    refreshIntervalMs: 1000,
-    ...(options.apiKeyTtlMs !== undefined ? { apiKeyTtlMs: options.apiKeyTtlMs } : {}),
-  });
-  const base = loadPlatformConfig({ NODE_ENV: options.production ? 'production' : 'test', DATABASE_URL: databaseUrl() });
-  const config: ApiConfig = {
-    platform: base,
-    port: 0,
-    host: '127.0.0.1',
-    maxPageLength: options.maxPageLength ?? 1000,
-    maxBodySize: '1mb',
-    trustProxy: false,
-    maxFileSize: options.maxFileSize ?? 1024 * 1024,
+/** The environment a test server's platform settings are read from (through the real config loader). */
+function platformEnv(options: ServerOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    NODE_ENV: options.production ? 'production' : 'test',
+    DATABASE_URL: databaseUrl(),
+    DB_POOL_SIZE: '5',
+    BASE_DOMAIN: 'localhost',
+    CACHE_REFRESH_INTERVAL_MS: '1000',
+    QUIRE_FILES_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-')),
+    QUIRE_APPS: ['frappe', ...(options.apps ?? [])].join(','),
+    LOG_LEVEL: 'silent',
   };
-  let webhooks: WebhooksService | undefined;
-  if (options.webhooks) {
-    const hooksConfig: WebhooksConfig = {
-      platform: base,
-      redisUrl: undefined,
-      allowNets: [],
-      concurrency: 8,
-      sweepIntervalMs: 50,
-      lockDurationMs: 15_000,
-      leaseMarginMs: 10_000,
-      retry: { baseDelayMs: 100, maxDelayMs: 2000, maxAgeMs: 60_000, jitter: 0 },
-      port: 0,
-      ...options.webhooks,
-    };
-    webhooks = await startWebhooksService(platform, hooksConfig, pino({ level: 'silent' }), false);
-    const service = webhooks;
-    platform.apps.controllers.register('*', webhookCapture({ onCommitted: () => service.wake() }));
-  }
-  let auth: AuthMount | undefined;
-  if (options.auth) {
-    const authConfig: AuthConfig = { platform: base, port: 0, trustProxy: false, accessTokenTtl: 3600, refreshTokenTtl: 86_400, codeTtl: 60, ...(options.auth === true ? {} : options.auth) };
-    // Loaded only by the servers that serve OAuth (oidc-provider is not small).
-    const { createAuthMount } = await import('@quire/auth-service');
-    auth = createAuthMount(platform, authConfig, pino({ level: 'silent' }));
-  }
-  const running = await startApiServer(platform, config, pino({ level: 'silent' }), auth ? [auth.router] : []);
-  const url = `http://127.0.0.1:${running.port}`;
+  if (options.defaultTenant !== undefined) env.DEFAULT_TENANT = options.defaultTenant;
+  if (options.apiKeyTtlMs !== undefined) env.API_KEY_CACHE_TTL_MS = String(options.apiKeyTtlMs);
+  if (options.sessionExpirySeconds !== undefined) env.SESSION_EXPIRY_SECONDS = String(options.sessionExpirySeconds);
+  return env;
+}
+
+export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const platform = loadPlatformConfig(platformEnv(options));
+  const serve: ServiceName[] = ['api', ...(options.webhooks ? (['webhooks'] as const) : []), ...(options.auth ? (['auth'] as const) : [])];
+  const rt = await createRuntime({
+    name: 'quire-test',
+    serve,
+    logger: pino({ level: 'silent' }),
+    config: {
+      platform,
+      api: { platform, port: 0, host: '127.0.0.1', maxPageLength: options.maxPageLength ?? 1000, maxBodySize: '1mb', maxFileSize: options.maxFileSize ?? 1024 * 1024 },
+      webhooks: {
+        platform,
+        redisUrl: undefined,
+        allowNets: [],
+        concurrency: 8,
+        sweepIntervalMs: 50,
+        lockDurationMs: 15_000,
+        leaseMarginMs: 10_000,
+        retry: { baseDelayMs: 100, maxDelayMs: 2000, maxAgeMs: 60_000, jitter: 0 },
+        port: 0,
+        ...options.webhooks,
+      },
+      auth: { platform, port: 0, accessTokenTtl: 3600, refreshTokenTtl: 86_400, codeTtl: 60, ...(options.auth === true ? {} : options.auth) },
+    },
+  });
+  const port = rt.api!.port;
+  const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    port: running.port,
-    platform,
-    db,
+    port,
+    platform: rt.platform,
+    db: rt.db,
     async tenant(prefix = 't', name?: string) {
-      const created = await createTenant(platform, { name: name ?? uniqueName(prefix) });
+      const created = await createTenant(rt.platform, { name: name ?? uniqueName(prefix) });
       const auth = `token ${created.api_key}:${created.api_secret}`;
       return { ...created, auth, call: (method, path, o = {}) => call(url, created.name, method, path, { auth, ...o }) };
     },
-    webhooks,
-    auth,
-    async close() {
-      await running.close();
-      auth?.close();
-      await webhooks?.close();
-      await platform.close();
-      await db.close();
-    },
+    webhooks: rt.webhooks,
+    auth: rt.authMount,
+    close: () => rt.close(),
   };
 }
 

@@ -1,9 +1,10 @@
-import { decodeJsonArg, whitelist, type MethodArgs } from '@quire/apps';
+import { whitelist, type MethodArgs } from '@quire/apps';
+import { decodeJsonArg } from '@quire/frappe-compat';
 import { DataError, FrappeTypeError, ValidationError } from '@quire/errors';
 import { ident } from '@quire/db';
 import type { Meta } from '@quire/meta';
 import { permittedLevels } from '@quire/permissions';
-import { compileList } from '@quire/query';
+import { listStatement } from '@quire/query';
 
 /**
  * frappe.desk.search.search_link: what a Link field offers as the user types. The matching rows
@@ -153,7 +154,7 @@ export const search_link = whitelist(async (args, ctx) => {
     'idx as x',
     ...sort.map((s, i) => `${s.field} as o${i}`),
   ];
-  const inner = compileList(
+  const inner = listStatement(
     { fields, filters, or_filters: orFilters, limit_page_length: ctx.settings.maxPageLength },
     { meta, tenant, principal, maxPageLength: ctx.settings.maxPageLength },
   );

@@ -1,6 +1,6 @@
 import { migrateTenant, Platform } from '@quire/tenancy';
 import type { CommandResult } from '../output';
-import type { Runtime } from '../runtime';
+import type { Runtime } from '@quire/runtime';
 
 /** Platform schema, then every tenant's standard DocTypes and records. Safe to run again. */
 export async function migrate(rt: Runtime): Promise<CommandResult> {
@@ -8,7 +8,8 @@ export async function migrate(rt: Runtime): Promise<CommandResult> {
   await rt.platform.tenants.refresh();
   const tenants: Record<string, string[]> = {};
   for (const t of rt.platform.tenants.list()) {
-    tenants[t.name] = await migrateTenant(rt.db, t, rt.platform.apps, rt.platform);
+    const { changes, files, secrets } = rt.platform;
+    tenants[t.name] = await migrateTenant(rt.db, t, rt.platform.apps, { changes, files, secrets, lockMigrations: rt.db.supportsAdvisoryLocks });
   }
   const changed = Object.entries(tenants).filter(([, c]) => c.length > 0);
   return {

@@ -1,44 +1,28 @@
 import { insertDoc } from '@quire/documents';
-import { DoesNotExistError } from '@quire/errors';
 import { createSigningKey, dropExpiredKeys } from '@quire/oauth';
-import { ADMINISTRATOR, makePrincipal } from '@quire/permissions';
-import type { Tenant } from '@quire/tenancy';
-import { loadAuthConfig } from '@quire/auth-service/config';
+import type { Runtime } from '@quire/runtime';
 import { UsageError, type CommandResult } from '../output';
-import type { Runtime } from '../runtime';
-
-const ADMIN = makePrincipal(ADMINISTRATOR, ['Administrator', 'System Manager']);
-
-function tenantOf(rt: Runtime, name: string | undefined, usage: string): Tenant {
-  if (!name) throw new UsageError(usage);
-  const tenant = rt.platform.tenants.get(name);
-  if (!tenant) throw new DoesNotExistError(`Tenant ${name} not found`);
-  return tenant;
-}
+import { ADMIN, tenantOf } from './shared';
 
 export interface OAuthClientCreateOptions {
-  tenant: string | undefined;
-  appName: string | undefined;
+  tenant: string;
+  appName: string;
   redirectUris: string[];
   public: boolean;
   /** `Authorization Code` (default) or `Client Credentials`. */
-  grantType: string | undefined;
-  user: string | undefined;
-  scopes: string | undefined;
+  grantType?: string | undefined;
+  user?: string | undefined;
+  scopes?: string | undefined;
   skipAuthorization: boolean;
-  roles: string | undefined;
+  roles?: string | undefined;
 }
-
-const CLIENT_USAGE =
-  'usage: quire oauth-client create --tenant T --app-name NAME (--redirect-uri URI... [--public] | --grant-type "Client Credentials" --user U) [--scopes "all openid"] [--roles "R1,R2"] [--skip-authorization] [--json]';
 
 /** `quire oauth-client create`: registers an app; a confidential client's secret is printed once. */
 export async function oauthClientCreate(rt: Runtime, o: OAuthClientCreateOptions): Promise<CommandResult> {
-  const tenant = tenantOf(rt, o.tenant, CLIENT_USAGE);
-  if (!o.appName) throw new UsageError(CLIENT_USAGE);
+  const tenant = tenantOf(rt, o.tenant);
   const grantType = o.grantType ?? 'Authorization Code';
   if (grantType !== 'Authorization Code' && grantType !== 'Client Credentials') {
-    throw new UsageError(`--grant-type is "Authorization Code" or "Client Credentials" (the implicit and password grants are not offered)\n${CLIENT_USAGE}`);
+    throw new UsageError('--grant-type is "Authorization Code" or "Client Credentials" (the implicit and password grants are not offered)');
   }
   const clientCredentials = grantType === 'Client Credentials';
   const ctx = await rt.platform.context(tenant, ADMIN);
@@ -64,9 +48,9 @@ export async function oauthClientCreate(rt: Runtime, o: OAuthClientCreateOptions
  * `quire oauth rotate-keys`: a new signing key signs from now on; the previous ones stay published
  * until every token they signed has expired. Every process hears of it through the invalidation bus.
  */
-export async function oauthRotateKeys(rt: Runtime, tenantName: string | undefined): Promise<CommandResult> {
-  const tenant = tenantOf(rt, tenantName, 'usage: quire oauth rotate-keys --tenant T [--json]');
-  const { accessTokenTtl } = loadAuthConfig();
+export async function oauthRotateKeys(rt: Runtime, tenantName: string): Promise<CommandResult> {
+  const tenant = tenantOf(rt, tenantName);
+  const { accessTokenTtl } = rt.config.auth;
   const { kid, dropped } = await rt.db.transaction(async (tx) => {
     const kid = await createSigningKey(tx, tenant.schema, rt.platform.secrets);
     // A retired key is kept while tokens it signed can still be presented (their lifetime, plus clock skew).

@@ -1,10 +1,9 @@
 import { createTenant, dropTenant, updateTenantConfig } from '@quire/tenancy';
 import type { CommandResult } from '../output';
 import { UsageError } from '../output';
-import type { Runtime } from '../runtime';
+import type { Runtime } from '@quire/runtime';
 
-export async function tenantCreate(rt: Runtime, name: string | undefined, domains: string[], adminPassword: string | undefined): Promise<CommandResult> {
-  if (!name) throw new UsageError('usage: quire tenant create <name> [--domain HOST]... [--admin-password P] [--json]');
+export async function tenantCreate(rt: Runtime, name: string, domains: string[], adminPassword: string | undefined): Promise<CommandResult> {
   const t = await createTenant(rt.platform, { name, domains, adminPassword });
   return {
     json: { name: t.name, schema: t.schema, hosts: t.hosts, api_key: t.api_key, api_secret: t.api_secret },
@@ -26,16 +25,14 @@ export async function tenantList(rt: Runtime): Promise<CommandResult> {
   };
 }
 
-export async function tenantDrop(rt: Runtime, name: string | undefined, yes: boolean): Promise<CommandResult> {
-  if (!name) throw new UsageError('usage: quire tenant drop <name> --yes [--json]');
+export async function tenantDrop(rt: Runtime, name: string, yes: boolean): Promise<CommandResult> {
   if (!yes) throw new UsageError(`Dropping ${name} deletes all of its data; add --yes to confirm`);
   await dropTenant(rt.platform, name);
   return { json: { dropped: name }, text: `Dropped tenant ${name}` };
 }
 
 /** `tenant set <name> --allow-cors ORIGIN…`: the tenant's settings (`--allow-cors ""` clears the list). */
-export async function tenantSet(rt: Runtime, name: string | undefined, allowCors: string[] | undefined): Promise<CommandResult> {
-  if (!name || allowCors === undefined) throw new UsageError('usage: quire tenant set <name> --allow-cors ORIGIN [--allow-cors ORIGIN]... [--json]');
+export async function tenantSet(rt: Runtime, name: string, allowCors: string[]): Promise<CommandResult> {
   const origins = allowCors.filter((o) => o !== '');
   const config = await updateTenantConfig(rt.platform, name, { allow_cors: origins });
   return { json: { name, config }, text: `Tenant ${name}: allow_cors = ${origins.length ? origins.join(', ') : '(none)'}` };

@@ -1,3 +1,2 @@
 export * from './whitelist';
 export { loadApps, docMethodOf, type AppSource, type LoadedApps } from './loader';
-export { decodeJsonArg, isPlainObject } from './args';

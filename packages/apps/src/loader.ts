@@ -9,7 +9,8 @@ import { isDocMethod, whitelistedOf, type WhitelistedDocMethod, type Whitelisted
  * An app is a folder laid out like a Frappe app: `<module>/doctype/<name>/<name>.json` defines a
  * DocType and `<name>.ts` beside it may export its `controller`; any `.ts` module may export
  * whitelisted functions, callable at `<app>.<module path>.<export>`; `modules.txt` lists the
- * app's modules.
+ * app's modules; `hooks.ts` may export `docEvents` (Frappe's `doc_events`): controllers by
+ * DocType, `*` for every DocType.
  */
 export interface AppSource {
   name: string;
@@ -54,14 +55,14 @@ function isDoctypeJson(file: string): boolean {
 export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
   const doctypes: DocTypeDefinition[] = [];
   const modules: LoadedApps['modules'] = [];
-  const controllers = new ControllerRegistry();
+  const controllers: Array<readonly [string, DocController]> = [];
   const methods = new Map<string, WhitelistedMethod>();
   const functions = new Set<string>();
   const docMethods = new Map<string, Map<string, WhitelistedDocMethod>>();
   const addDocMethods = (doctype: string, exported: unknown) => {
     if (typeof exported !== 'object' || exported === null) return;
     let table = docMethods.get(doctype);
-    if (!table) docMethods.set(doctype, (table = new Map()));
+    if (!table) docMethods.set(doctype, (table = new Map<string, WhitelistedDocMethod>()));
     for (const [name, m] of Object.entries(exported)) if (isDocMethod(m)) table.set(name, m);
   };
   for (const app of apps) {
@@ -88,13 +89,24 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
       }
       const doctype = doctypeOfFolder.get(path.dirname(file));
       if (doctype && path.basename(file, '.ts') === path.basename(path.dirname(file))) {
-        if (mod.controller) controllers.register(doctype, mod.controller as DocController);
+        if (isController(mod.controller)) controllers.push([doctype, mod.controller]);
         addDocMethods(doctype, mod.methods);
       }
       addDocMethods('*', mod.documentMethods);
+      if (file === path.join(app.root, 'hooks.ts')) controllers.push(...docEventsOf(mod.docEvents));
     }
   }
-  return { apps, doctypes: orderForInstall(doctypes), modules, controllers, methods, functions, docMethods };
+  return { apps, doctypes: orderForInstall(doctypes), modules, controllers: new ControllerRegistry(controllers), methods, functions, docMethods };
+}
+
+/** A controller: an object whose values are hook functions. */
+function isController(value: unknown): value is DocController {
+  return typeof value === 'object' && value !== null && Object.values(value).every((hook) => typeof hook === 'function');
+}
+
+function docEventsOf(exported: unknown): Array<readonly [string, DocController]> {
+  if (typeof exported !== 'object' || exported === null) return [];
+  return Object.entries(exported).filter((entry): entry is [string, DocController] => isController(entry[1]));
 }
 
 /** Child tables first, then DocTypes whose Links point only at DocTypes already placed, where possible. */

@@ -104,10 +104,6 @@ export async function authenticatePassword(
     fail('User disabled or missing');
   }
   await clearFailures(q, tenant.schema, keys);
-  await q.query(`UPDATE ${qualified(tenant.schema, 'tabUser')} SET "last_login" = $2, "last_active" = (now() at time zone 'utc') WHERE "name" = $1`, [
-    row.name,
-    input.ip.slice(0, 140),
-  ]);
   return { user: row.name, fullName: row.full_name ?? row.name, userType: row.user_type ?? 'System User', userImage: row.user_image ?? '' };
 }
 

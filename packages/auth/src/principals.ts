@@ -1,5 +1,6 @@
 import { qualified, type Queryable } from '@quire/db';
 import { makePrincipal, type Principal } from '@quire/permissions';
+import { LRUCache } from 'lru-cache';
 import { AUTH_TABLE } from './auth-table';
 import { verifyApiSecret } from './secrets';
 
@@ -40,51 +41,49 @@ interface KeyEntry {
   user: string;
   hash: string;
   principal: Principal;
-  expiresAt: number;
 }
 
 export interface PrincipalCacheOptions {
-  /** How long a verified key is trusted without asking the database again. */
+  /** How long a verified key is trusted without asking the database again (0: not cached). */
   ttlMs?: number;
+  /** Keys remembered (all tenants together); the least recently used goes first. */
   maxEntries?: number;
 }
 
 /**
  * API key -> Principal, cached briefly per process so that the hot path costs one SHA-256 and no
  * query. Entries are dropped when the user changes (roles, keys, disabled) through the
- * invalidation bus, and expire after `ttlMs` in any case.
+ * invalidation bus, and expire after `ttlMs` in any case; beyond `maxEntries` the least recently
+ * used goes first.
  */
 export class ApiKeyAuthenticator {
-  private readonly entries = new Map<string, KeyEntry>();
+  /** By tenant and key; expiry is checked on get (no timers). */
+  private readonly entries: LRUCache<string, KeyEntry>;
   /** Bumped by every invalidation, so a load that started before one is never cached after it. */
   private generation = 0;
   private readonly ttlMs: number;
-  private readonly maxEntries: number;
 
   constructor(
     private readonly db: Queryable,
     options: PrincipalCacheOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 60_000;
-    this.maxEntries = options.maxEntries ?? 10_000;
+    // ttl 0 would mean "never expires" to LRUCache: with ttlMs <= 0 nothing is stored instead.
+    this.entries = new LRUCache({ max: options.maxEntries ?? 10_000, ttl: Math.max(0, this.ttlMs), ttlAutopurge: false });
   }
 
   /** The principal for a key and secret, or undefined when either is wrong (the caller answers 401). */
   async authenticate(tenant: TenantRef, apiKey: string, apiSecret: string): Promise<Principal | undefined> {
     const cacheKey = `${tenant.name}\0${apiKey}`;
     let entry = this.entries.get(cacheKey);
-    if (!entry || entry.expiresAt < Date.now()) {
-      this.entries.delete(cacheKey);
+    if (!entry) {
       const generation = this.generation;
       entry = await this.load(tenant, apiKey);
       if (!entry) {
         verifyApiSecret(apiSecret, 'sha256$' + '0'.repeat(64)); // same work for unknown keys
         return undefined;
       }
-      if (generation === this.generation) {
-        if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-        this.entries.set(cacheKey, entry);
-      }
+      if (generation === this.generation && this.ttlMs > 0) this.entries.set(cacheKey, entry);
     }
     return verifyApiSecret(apiSecret, entry.hash) ? entry.principal : undefined;
   }
@@ -100,13 +99,19 @@ export class ApiKeyAuthenticator {
     const row = rows[0];
     if (!row || !row.enabled) return undefined;
     const principal = await principalOf(this.db, tenant.schema, row);
-    return { tenant: tenant.name, user: row.name, hash: row.password, principal, expiresAt: Date.now() + this.ttlMs };
+    return { tenant: tenant.name, user: row.name, hash: row.password, principal };
   }
 
   /** Drops what is cached for one user of a tenant, or for the whole tenant. */
   invalidate(tenant: string, user?: string): void {
     this.generation++;
-    for (const [k, e] of this.entries) if (e.tenant === tenant && (user === undefined || e.user === user)) this.entries.delete(k);
+    // The key holds the API key, not the user: find them by value. Collected first, as deleting
+    // while LRUCache iterates is not safe.
+    const doomed: string[] = [];
+    this.entries.forEach((e, k) => {
+      if (e.tenant === tenant && (user === undefined || e.user === user)) doomed.push(k);
+    });
+    for (const k of doomed) this.entries.delete(k);
   }
 
   clear(): void {

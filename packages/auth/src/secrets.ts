@@ -46,11 +46,11 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [N, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
-  const salt = Buffer.from(parts[4]!, 'base64');
-  const expected = Buffer.from(parts[5]!, 'base64');
+  const [scheme, n, rounds, parallel, saltText, keyText, ...rest] = stored.split('$');
+  if (scheme !== 'scrypt' || saltText === undefined || keyText === undefined || rest.length > 0) return false;
+  const [N, r, p] = [Number(n), Number(rounds), Number(parallel)];
+  const salt = Buffer.from(saltText, 'base64');
+  const expected = Buffer.from(keyText, 'base64');
   const key = await scrypt(password, salt, expected.length, { N, r, p });
   return timingSafeEqual(key, expected);
 }

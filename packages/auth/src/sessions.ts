@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { qualified, type Queryable } from '@quire/db';
+import { qualified, type ChangeNotifier, type Executor, type Queryable } from '@quire/db';
 import type { Principal } from '@quire/permissions';
+import { LRUCache } from 'lru-cache';
 import { loadPrincipal, type TenantRef } from './principals';
 
 /**
@@ -25,6 +26,9 @@ export function sessionsTableDDL(schema: string): string[] {
     `CREATE INDEX IF NOT EXISTS "ix___Sessions_user" ON ${t} ("user")`,
   ];
 }
+
+/** Cookies Frappe sets on login and expires on logout (frappe/auth.py::CookieManager). */
+export const SESSION_COOKIES = ['full_name', 'user_id', 'sid', 'user_image', 'user_lang', 'system_user'] as const;
 
 export function hashSessionId(sid: string): string {
   return createHash('sha256').update(sid, 'utf8').digest('hex');
@@ -60,6 +64,15 @@ export async function deleteSession(q: Queryable, tenant: TenantRef, sidHash: st
   return rows[0]?.user;
 }
 
+/** Ends the session of a `sid` everywhere: its row, and (on commit) every process's cached copy. */
+export async function endSession(db: Executor, tenant: TenantRef, changes: ChangeNotifier, sid: string): Promise<void> {
+  const sidHash = hashSessionId(sid);
+  await db.transaction(async (tx) => {
+    await deleteSession(tx, tenant, sidHash);
+    await changes.sessionChanged(tx, tenant, sidHash);
+  });
+}
+
 /** The session's CSRF token, created the first time it is asked for (Frappe: when the desk loads). */
 export async function sessionCsrfToken(q: Queryable, tenant: TenantRef, sidHash: string): Promise<string | undefined> {
   const token = randomBytes(24).toString('hex');
@@ -79,38 +92,40 @@ export interface ActiveSession {
 
 interface SessionEntry extends ActiveSession {
   tenant: string;
-  expiresAt: number;
-  checkedAt: number;
 }
 
 /**
  * `sid` -> Principal, cached briefly per process. A session is read from the database at most
- * every `recheckMs`; doing so also slides its expiry (Frappe refreshes `lastupdate` the same way).
- * Logout and user changes drop entries through the invalidation bus.
+ * every `recheckMs` (and never trusted past its own expiry); doing so also slides its expiry
+ * (Frappe refreshes `lastupdate` the same way). Logout and user changes drop entries through the
+ * invalidation bus; beyond `maxEntries` the least recently used goes first.
  */
 export class SessionAuthenticator {
-  private readonly entries = new Map<string, SessionEntry>();
+  /** By tenant and sid hash; expiry is checked on get (no timers). */
+  private readonly entries: LRUCache<string, SessionEntry>;
+  /** How long an entry is used without reading the session again. */
+  private readonly ttlMs: number;
+  /** Bumped by every invalidation, so a load that started before one is never cached after it. */
   private generation = 0;
 
   constructor(
     private readonly db: Queryable,
     private readonly options: { recheckMs?: number; expirySeconds: number; maxEntries?: number },
-  ) {}
+  ) {
+    this.ttlMs = Math.floor(Math.min(options.recheckMs ?? 30_000, options.expirySeconds * 1000));
+    // ttl 0 would mean "never expires" to LRUCache: with no time to trust, nothing is stored instead.
+    this.entries = new LRUCache({ max: options.maxEntries ?? 50_000, ttl: Math.max(0, this.ttlMs), ttlAutopurge: false });
+  }
 
   async authenticate(tenant: TenantRef, sid: string): Promise<ActiveSession | undefined> {
     const sidHash = hashSessionId(sid);
-    const key = `${tenant.name}\0${sidHash}`;
-    const now = Date.now();
+    const key = sessionKey(tenant.name, sidHash);
     const cached = this.entries.get(key);
-    if (cached && now - cached.checkedAt < (this.options.recheckMs ?? 30_000) && cached.expiresAt > now) return cached;
-    this.entries.delete(key);
+    if (cached) return cached;
     const generation = this.generation;
     const entry = await this.load(tenant, sidHash);
     if (!entry) return undefined;
-    if (generation === this.generation) {
-      if (this.entries.size >= (this.options.maxEntries ?? 50_000)) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(key, entry);
-    }
+    if (generation === this.generation && this.ttlMs > 0) this.entries.set(key, entry);
     return entry;
   }
 
@@ -126,29 +141,33 @@ export class SessionAuthenticator {
     if (!row) return undefined;
     const principal = await loadPrincipal(this.db, tenant.schema, row.user);
     if (!principal) return undefined;
-    return {
-      tenant: tenant.name,
-      sidHash,
-      principal,
-      csrfToken: row.csrf_token ?? undefined,
-      expiresAt: Date.now() + this.options.expirySeconds * 1000,
-      checkedAt: Date.now(),
-    };
+    return { tenant: tenant.name, sidHash, principal, csrfToken: row.csrf_token ?? undefined };
   }
 
   /** Drops cached sessions: one (by hash), a user's, or a whole tenant's. */
   invalidate(tenant: string, match?: { sidHash?: string; user?: string }): void {
     this.generation++;
-    for (const [k, e] of this.entries) {
-      if (e.tenant !== tenant) continue;
-      if (match?.sidHash && e.sidHash !== match.sidHash) continue;
-      if (match?.user && e.principal.user !== match.user) continue;
-      this.entries.delete(k);
+    if (match?.sidHash) {
+      // One session: its key is known, no need to look at the others.
+      const key = sessionKey(tenant, match.sidHash);
+      const e = this.entries.peek(key, { allowStale: true });
+      if (e && (!match.user || e.principal.user === match.user)) this.entries.delete(key);
+      return;
     }
+    // Collected first, as deleting while LRUCache iterates is not safe.
+    const doomed: string[] = [];
+    this.entries.forEach((e, k) => {
+      if (e.tenant === tenant && (!match?.user || e.principal.user === match.user)) doomed.push(k);
+    });
+    for (const k of doomed) this.entries.delete(k);
   }
 
   clear(): void {
     this.generation++;
     this.entries.clear();
   }
+}
+
+function sessionKey(tenant: string, sidHash: string): string {
+  return `${tenant}\0${sidHash}`;
 }

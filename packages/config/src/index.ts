@@ -2,78 +2,62 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * Settings every Quire process shares (database, tenancy, apps). Read once from the environment,
- * typed and validated; nothing else reads process.env for these.
+ * One setting: the environment variable it is read from, and its schema (parsing, default, checks,
+ * and any transform into the value code uses).
  */
-const platformSchema = z.object({
-  DATABASE_URL: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v === '' ? undefined : v))
-    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// URL'),
-  BASE_DOMAIN: z.string().trim().toLowerCase().min(1).default('localhost'),
-  DEFAULT_TENANT: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v === '' ? undefined : v)),
-  QUIRE_DATA_DIR: z.string().default('.quire/data'),
-  QUIRE_FILES_DIR: z.string().default('.quire/files'),
-  QUIRE_APPS: z.string().default('frappe'),
-  DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
-  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
-  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
-  CACHE_REFRESH_INTERVAL_MS: z.coerce.number().int().min(0).default(5_000),
-  SESSION_EXPIRY_SECONDS: z.coerce.number().int().min(60).default(170 * 3600),
-  QUIRE_ENCRYPTION_KEY: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32, 'QUIRE_ENCRYPTION_KEY must be base64 of 32 bytes'),
-  NODE_ENV: z.string().default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+export type Setting = readonly [variable: string, schema: z.ZodType];
 
-export interface PlatformConfig {
-  databaseUrl: string | undefined;
-  baseDomain: string;
-  defaultTenant: string | undefined;
-  /** The embedded database's folder, used when there is no DATABASE_URL. */
-  dataDir: string;
-  /** Where the local-disk file store keeps uploads. */
-  filesDir: string;
-  /** App specifiers: `frappe` (built in) or a path to an app folder. */
-  apps: string[];
-  dbPoolSize: number;
-  dbStatementTimeoutMs: number;
-  apiKeyCacheTtlMs: number;
-  cacheRefreshIntervalMs: number;
-  /** Seconds a login session lives without activity (Frappe's session_expiry, 170 h). */
-  sessionExpirySeconds: number;
-  /** base64 of 32 bytes; without it a key is generated once and kept in the platform schema. */
-  encryptionKey: string | undefined;
-  production: boolean;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** The typed settings a table of `Setting`s reads into. */
+export type SettingsOf<S extends Record<string, Setting>> = { [K in keyof S]: z.output<S[K][1]> };
+
+/**
+ * Reads a service's settings, declared once as a table (name -> variable and schema). Every
+ * process reads its configuration this way, once at start; nothing else reads process.env.
+ */
+export function readSettings<S extends Record<string, Setting>>(table: S, env: NodeJS.ProcessEnv): SettingsOf<S> {
+  const byVariable = parse(z.object(Object.fromEntries(Object.values(table).map(([variable, schema]) => [variable, schema]))), env) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(table).map(([name, [variable]]) => [name, byVariable[variable]])) as SettingsOf<S>;
 }
 
+/** An optional text setting: blank counts as unset. */
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+/** Settings every Quire process shares (database, tenancy, apps, caches, secrets, logging). */
+const platformSettings = {
+  databaseUrl: ['DATABASE_URL', optionalText.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// URL')],
+  baseDomain: ['BASE_DOMAIN', z.string().trim().toLowerCase().min(1).default('localhost')],
+  defaultTenant: ['DEFAULT_TENANT', optionalText],
+  /** The embedded database's folder, used when there is no DATABASE_URL. */
+  dataDir: ['QUIRE_DATA_DIR', z.string().default('.quire/data').transform((p) => path.resolve(p))],
+  /** Where the local-disk file store keeps uploads. */
+  filesDir: ['QUIRE_FILES_DIR', z.string().default('.quire/files').transform((p) => path.resolve(p))],
+  /** App specifiers: `frappe` (built in) or a path to an app folder. */
+  apps: ['QUIRE_APPS', z.string().default('frappe').transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))],
+  dbPoolSize: ['DB_POOL_SIZE', z.coerce.number().int().min(1).max(500).default(10)],
+  dbStatementTimeoutMs: ['DB_STATEMENT_TIMEOUT_MS', z.coerce.number().int().min(0).default(30_000)],
+  apiKeyCacheTtlMs: ['API_KEY_CACHE_TTL_MS', z.coerce.number().int().min(0).default(60_000)],
+  cacheRefreshIntervalMs: ['CACHE_REFRESH_INTERVAL_MS', z.coerce.number().int().min(0).default(5_000)],
+  /** Seconds a login session lives without activity (Frappe's session_expiry, 170 h). */
+  sessionExpirySeconds: ['SESSION_EXPIRY_SECONDS', z.coerce.number().int().min(60).default(170 * 3600)],
+  /** base64 of 32 bytes; without it a key is generated once and kept in the platform schema. */
+  encryptionKey: [
+    'QUIRE_ENCRYPTION_KEY',
+    optionalText.refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, 'QUIRE_ENCRYPTION_KEY must be base64 of 32 bytes'),
+  ],
+  /** express' `trust proxy` for every HTTP service: X-Forwarded-Proto/Host/For count only from these peers. */
+  trustProxy: ['TRUST_PROXY', z.string().default('false').transform(parseTrustProxy)],
+  production: ['NODE_ENV', z.string().default('development').transform((v) => v === 'production')],
+  logLevel: ['LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')],
+} as const satisfies Record<string, Setting>;
+
+export type PlatformConfig = SettingsOf<typeof platformSettings>;
+
 export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
-  const c = parse(platformSchema, env);
-  return {
-    databaseUrl: c.DATABASE_URL,
-    baseDomain: c.BASE_DOMAIN,
-    defaultTenant: c.DEFAULT_TENANT,
-    dataDir: path.resolve(c.QUIRE_DATA_DIR),
-    filesDir: path.resolve(c.QUIRE_FILES_DIR),
-    apps: c.QUIRE_APPS.split(',').map((s) => s.trim()).filter(Boolean),
-    dbPoolSize: c.DB_POOL_SIZE,
-    dbStatementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
-    apiKeyCacheTtlMs: c.API_KEY_CACHE_TTL_MS,
-    cacheRefreshIntervalMs: c.CACHE_REFRESH_INTERVAL_MS,
-    sessionExpirySeconds: c.SESSION_EXPIRY_SECONDS,
-    encryptionKey: c.QUIRE_ENCRYPTION_KEY || undefined,
-    production: c.NODE_ENV === 'production',
-    logLevel: c.LOG_LEVEL,
-  };
+  return readSettings(platformSettings, env);
 }
 
 /** Parses env with a schema; a bad setting stops the process with a message naming it. */

@@ -4,7 +4,7 @@ export { PgliteDatabase } from './pglite-driver';
 export { ident, qualified, literal } from './sql';
 export { normalizeTimestamp } from './types';
 export { pgErrorInfo, PG, type PgErrorInfo } from './pg-errors';
-export { runMigrations, type Migration } from './migrations';
+export { runMigrations, type Migration, type MigrationOptions } from './migrations';
 export { openDatabase, type OpenDatabaseOptions } from './open';
 export {
   publishInvalidation,

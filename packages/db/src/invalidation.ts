@@ -60,4 +60,10 @@ export interface ChangeNotifier {
    * once when it commits (within seconds even if the notification is lost: they also poll).
    */
   tokenRevoked(tx: Transaction, tenant: { name: string }, kind: 'token' | 'grant', id: string): Promise<void>;
+  /**
+   * Webhook events were written to the outbox in `tx`: when it commits, whatever delivers them in
+   * this process is woken with their ids (`ids` may still grow until then). Nothing is lost if no
+   * one listens: delivery also sweeps the outbox.
+   */
+  webhookEventsWritten(tx: Transaction, tenant: { name: string }, ids: readonly string[]): void;
 }

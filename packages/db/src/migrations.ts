@@ -1,27 +1,35 @@
-import type { Database, Queryable } from './database';
+import type { Executor, Queryable } from './database';
 import { ident, qualified } from './sql';
 
 export interface Migration {
-  /** Stable, sortable id, e.g. `0001_tenants`. Never renamed once released. */
+  /** Stable id, unique within its schema, e.g. `0001_tenants` or `auth:0001_tables`. Never renamed once released. */
   id: string;
-  up: (q: Queryable) => Promise<void>;
+  /** Runs inside the runner's transaction; `schema` is the schema being migrated. */
+  up: (q: Queryable, schema: string) => Promise<void>;
+}
+
+export interface MigrationOptions {
+  /** Serialize concurrent runners on a transaction-scoped advisory lock (Postgres; not the embedded driver). */
+  lock: boolean;
 }
 
 /**
  * Applies the migrations of one schema that are not applied yet, in id order, each in the same
- * transaction as its bookkeeping row. Concurrent runners serialize on an advisory lock.
+ * transaction as its bookkeeping row (`<schema>.migrations`). Runs in its own transaction, or as
+ * a savepoint of the caller's (a tenant is installed in one transaction with everything else).
+ * The one migration runner: the platform schema and every tenant's schema use it.
  */
-export async function runMigrations(db: Database, schema: string, migrations: readonly Migration[]): Promise<string[]> {
+export async function runMigrations(db: Executor, schema: string, migrations: readonly Migration[], options: MigrationOptions): Promise<string[]> {
   const applied: string[] = [];
   await db.transaction(async (tx) => {
-    if (db.supportsAdvisoryLocks) await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`quire:migrate:${schema}`]);
+    if (options.lock) await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`quire:migrate:${schema}`]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
     const table = qualified(schema, 'migrations');
     await tx.query(`CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY, applied_at timestamp(6) NOT NULL DEFAULT now())`);
     const done = new Set((await tx.query<{ id: string }>(`SELECT id FROM ${table}`)).rows.map((r) => r.id));
     for (const m of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {
       if (done.has(m.id)) continue;
-      await m.up(tx);
+      await m.up(tx, schema);
       await tx.query(`INSERT INTO ${table} (id) VALUES ($1)`, [m.id]);
       applied.push(m.id);
     }

@@ -110,6 +110,7 @@ function acquireLock(dataDir: string): string {
         throw new Error(
           `The embedded database at ${dataDir} is in use by process ${holder}. ` +
             'Stop that process, or set DATABASE_URL to use a Postgres server that many processes can share.',
+          { cause: e },
         );
       }
       fs.rmSync(lockPath, { force: true }); // stale lock left by a process that is gone

@@ -12,7 +12,7 @@ import { PgDatabase, PgliteDatabase, qualified, type Database } from '../src/ind
  */
 
 const drivers: Array<[string, () => Promise<Database>]> = [
-  ['postgres', async () => new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 4 })],
+  ['postgres', () => Promise.resolve(new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 4 }))],
   ['pglite', () => PgliteDatabase.open()],
 ];
 

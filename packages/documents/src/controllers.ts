@@ -40,14 +40,20 @@ export type Hook = (args: HookArgs) => void | Promise<void>;
 
 export type DocController = Partial<Record<HookName, Hook>>;
 
-/** Controllers attached to DocTypes by apps; `*` attaches to every DocType (e.g. the webhook outbox). */
+/**
+ * Controllers attached to DocTypes by apps; `*` attaches to every DocType (e.g. the webhook outbox).
+ * Built once when the apps are loaded and never changed afterwards, so every process that loads the
+ * same apps (API, CLI, workers) runs the same hooks.
+ */
 export class ControllerRegistry {
   private readonly byDoctype = new Map<string, DocController[]>();
 
-  register(doctype: string, controller: DocController): void {
-    let list = this.byDoctype.get(doctype);
-    if (!list) this.byDoctype.set(doctype, (list = []));
-    list.push(controller);
+  constructor(entries: Iterable<readonly [doctype: string, controller: DocController]>) {
+    for (const [doctype, controller] of entries) {
+      let list = this.byDoctype.get(doctype);
+      if (!list) this.byDoctype.set(doctype, (list = []));
+      list.push(controller);
+    }
   }
 
   hooks(doctype: string, hook: HookName): Hook[] {

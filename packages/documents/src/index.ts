@@ -5,6 +5,8 @@ export { getDoc, docExists, insertDoc, updateDoc, deleteDoc, canRead } from './l
 export { getList, getCount } from './list';
 export { serializeDoc, type SerializeOptions } from './serialize';
 export { hashName, uuid7, nextSeriesValue, parseNamingSeries, parseFormat, validateName } from './naming';
-export { storedName } from './storage';
+export { storedName, setValues } from './storage';
+export { generateKeys, recordLogin, type ApiCredentials } from './user-credentials';
 export { getPassword } from './passwords';
 export { renameDoc, type RenameOptions } from './rename';
+export { documentsMigrations } from './schema';

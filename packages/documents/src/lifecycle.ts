@@ -5,6 +5,7 @@ import {
   TimestampMismatchError,
   ValidationError,
 } from '@quire/errors';
+import { cstr } from '@quire/frappe-compat';
 import { nowDatetime, type Meta } from '@quire/meta';
 import { checkPermission, hasPermission, permittedLevels } from '@quire/permissions';
 import type { DocContext, DocData, WriteFlags } from './context';
@@ -63,8 +64,8 @@ function requireDoc(meta: Meta, name: unknown): string | number {
 
 function stripHidden(ctx: DocContext, meta: Meta, doc: DocData): DocData {
   const { hidden } = permittedLevels(meta, ctx.principal);
-  for (const f of hidden) delete doc[f];
-  return doc;
+  if (hidden.size === 0) return doc;
+  return Object.fromEntries(Object.entries(doc).filter(([field]) => !hidden.has(field)));
 }
 
 /** The context operations nested in a write run with: everything through that write's transaction. */
@@ -182,17 +183,19 @@ async function checkAmendable(w: Write): Promise<void> {
 
 /** A child row inserted on its own (frappe.client.insert with parent fields) is appended through its parent. */
 async function insertChild(ctx: DocContext, meta: Meta, input: DocData, flags: WriteFlags): Promise<DocData> {
-  const { parent, parenttype, parentfield } = input;
+  const { parent } = input;
+  const parenttype = cstr(input.parenttype);
+  const parentfield = cstr(input.parentfield);
   if (!parent || !parenttype || !parentfield) {
     throw new ValidationError('Parenttype, Parent and Parentfield are required to insert a child record', { title: 'Missing Parent' });
   }
-  const parentMeta = ctx.meta.require(String(parenttype));
-  if (parentMeta.childDoctypeOf(String(parentfield)) !== meta.name) {
-    throw new ValidationError(`${String(parentfield)} of ${parentMeta.name} is not a table of ${meta.name}`, { title: 'Invalid Parent' });
+  const parentMeta = ctx.meta.require(parenttype);
+  if (parentMeta.childDoctypeOf(parentfield) !== meta.name) {
+    throw new ValidationError(`${parentfield} of ${parentMeta.name} is not a table of ${meta.name}`, { title: 'Invalid Parent' });
   }
   const current = await getDoc(ctx, parentMeta.name, parent);
-  const rows = [...((current[String(parentfield)] as DocData[] | undefined) ?? []), stripParentKeys(input)];
-  return updateDoc(ctx, parentMeta.name, parent, { [String(parentfield)]: rows }, flags);
+  const rows = [...((current[parentfield] as DocData[] | undefined) ?? []), stripParentKeys(input)];
+  return updateDoc(ctx, parentMeta.name, parent, { [parentfield]: rows }, flags);
 }
 
 function stripParentKeys(input: DocData): DocData {
@@ -259,7 +262,7 @@ function checkTimestamp(meta: Meta, previous: DocData, patch: DocData): void {
   // An exact string compare, as Frappe's cstr(db.modified) != cstr(sent): anything but that string is stale.
   if (typeof sent !== 'string' || sent !== String(previous.modified)) {
     throw new TimestampMismatchError(
-      `Error: ${String(previous.name)} (${meta.name}) has been modified after you have opened it (${String(previous.modified)}, ${String(sent)}). Please refresh to get the latest document.`,
+      `Error: ${cstr(previous.name)} (${meta.name}) has been modified after you have opened it (${cstr(previous.modified)}, ${cstr(sent)}). Please refresh to get the latest document.`,
       { title: 'Document Modified' },
     );
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { qualified, type Queryable } from '@quire/db';
 import { InvalidUUIDValue, NameError, ValidationError } from '@quire/errors';
+import { cstr, pyLen } from '@quire/frappe-compat';
 import { fieldLabel, nowDatetime, selectOptions, type Meta } from '@quire/meta';
 import type { DocData } from './context';
 
@@ -14,9 +15,9 @@ const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
 /** 10 base32hex characters: 3 from a wrapped decisecond clock (names roughly follow time) + 7 random. */
 export function hashName(): string {
   const ticks = Math.floor(Date.now() / 100) % 32768;
-  let out = BASE32HEX[(ticks >> 10) & 31]! + BASE32HEX[(ticks >> 5) & 31]! + BASE32HEX[ticks & 31]!;
+  let out = BASE32HEX.charAt((ticks >> 10) & 31) + BASE32HEX.charAt((ticks >> 5) & 31) + BASE32HEX.charAt(ticks & 31);
   const bytes = randomBytes(7);
-  for (const b of bytes) out += BASE32HEX[b & 31];
+  for (const b of bytes) out += BASE32HEX.charAt(b & 31);
   return out;
 }
 
@@ -28,8 +29,8 @@ export function uuid7(): string {
     bytes[i] = ms & 0xff;
     ms = Math.floor(ms / 256);
   }
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x70, 6);
+  bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8);
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
@@ -44,7 +45,7 @@ export async function nextSeriesValue(q: Queryable, schema: string, key: string,
      ON CONFLICT ("name") DO UPDATE SET "current" = s."current" + 1 RETURNING "current"`,
     [key],
   );
-  return String(rows[0]!.current).padStart(digits, '0');
+  return String(rows[0]?.current ?? 1).padStart(digits, '0');
 }
 
 interface DateParts {
@@ -82,15 +83,18 @@ export async function parseNamingSeries(q: Queryable, schema: string, series: st
     const hashRun = /^([^#]*)(#+)$/.exec(part);
     if (hashRun && !counted && !series.includes('.')) {
       // `PRE-#####` without dots: prefix then counter
-      name += hashRun[1];
-      name += await nextSeriesValue(q, schema, name, hashRun[2]!.length);
+      const [, prefix = '', counter = ''] = hashRun;
+      name += prefix;
+      name += await nextSeriesValue(q, schema, name, counter.length);
       counted = true;
       continue;
     }
     if (part in dates) name += dates[part as keyof DateParts];
     else if (part === 'timestamp') name += String(Math.floor(Date.now() / 1000));
-    else if (doc[part] !== undefined && doc[part] !== null && typeof doc[part] !== 'object') name += String(doc[part]);
-    else name += part;
+    else {
+      const value = doc[part];
+      name += typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : part;
+    }
   }
   return name;
 }
@@ -103,14 +107,13 @@ export async function parseFormat(q: Queryable, schema: string, format: string, 
   for (const m of format.matchAll(/\{([^}]*)\}/g)) {
     name += format.slice(last, m.index);
     last = m.index + m[0].length;
-    const token = m[1]!;
+    const token = m[1] ?? '';
     if (/^#+$/.test(token)) name += await nextSeriesValue(q, schema, name, token.length);
     else if (token in dates) name += dates[token as keyof DateParts];
     else if (token === 'timestamp') name += String(Math.floor(Date.now() / 1000));
     else if (token === 'hash') name += hashName();
     else {
-      const v = doc[token];
-      name += v === undefined || v === null ? '' : String(v);
+      name += cstr(doc[token]);
     }
   }
   return name + format.slice(last);
@@ -148,8 +151,10 @@ async function newName(q: Queryable, schema: string, meta: Meta, doc: DocData, r
   const given = requestedText(meta, requested);
   switch (meta.namingRule) {
     case 'autoincrement': {
-      const { rows } = await q.query<{ id: number }>(`SELECT nextval($1::regclass) AS id`, [meta.sequence]);
-      return Number(rows[0]!.id);
+      const { rows } = await q.query<{ id: number | string }>(`SELECT nextval($1::regclass) AS id`, [meta.sequence]);
+      const id = rows[0]?.id;
+      if (id === undefined) throw new Error(`nextval(${meta.sequence}) returned no row`);
+      return Number(id);
     }
     case 'uuid':
       if (given === '') return uuid7();
@@ -161,7 +166,7 @@ async function newName(q: Queryable, schema: string, meta: Meta, doc: DocData, r
     case 'field': {
       const field = meta.field(meta.namingArgument);
       const value = doc[meta.namingArgument];
-      const text = value === undefined || value === null ? '' : String(value).trim();
+      const text = cstr(value).trim();
       if (text === '') throw new ValidationError(`${field ? fieldLabel(field) : meta.namingArgument} is required`, { title: 'Name Required' });
       return text;
     }
@@ -195,6 +200,6 @@ export function validateName(meta: Meta, doc: DocData): void {
   if (!meta.issingle && text === meta.name && text !== 'DocType') throw new NameError(`Name of ${meta.name} cannot be ${text}`, { title: 'Invalid Name' });
   if (/[<>]/.test(text)) throw new NameError(`Name cannot contain special characters like < or >`, { title: 'Invalid Name' });
   if (text.includes('\0')) throw new NameError(`Name cannot contain a NUL character`, { title: 'Invalid Name' });
-  if ([...text].length > 140) throw new NameError(`Name cannot be longer than 140 characters`, { title: 'Invalid Name' });
+  if (pyLen(text) > 140) throw new NameError(`Name cannot be longer than 140 characters`, { title: 'Invalid Name' });
   doc.name = text;
 }

@@ -1,5 +1,6 @@
 import { PG, pgErrorInfo, qualified, type Queryable } from '@quire/db';
 import { DuplicateEntryError, UniqueValidationError, ValidationError } from '@quire/errors';
+import { cstr } from '@quire/frappe-compat';
 import { fieldLabel, type Meta, type TenantMeta } from '@quire/meta';
 import type { DocData } from './context';
 
@@ -99,6 +100,26 @@ export async function updateRow(q: Queryable, meta: Meta, row: DocData): Promise
   }
 }
 
+/**
+ * Frappe's `frappe.db.set_value`: sets columns of one stored row directly, without the lifecycle
+ * (no validation, hooks, permission checks or `modified` bump unless given). Only for the platform's
+ * own trusted bookkeeping — a user's API key, their last login, a webhook its receiver retired —
+ * never for request input. Columns must be the DocType's; returns whether the row exists.
+ */
+export async function setValues(q: Queryable, meta: Meta, name: string | number, values: Readonly<Record<string, unknown>>): Promise<boolean> {
+  const entries = Object.entries(values);
+  const columns = entries.map(([fieldname]) => {
+    const column = meta.column(fieldname);
+    if (!column || column.name === 'name') throw new Error(`setValues: ${meta.name} has no column ${fieldname}`);
+    return column;
+  });
+  const { rowCount } = await q.query(
+    `UPDATE ${meta.table} SET ${columns.map((c, i) => `${c.sql} = $${i + 1}${castOf(c.kind)}`).join(', ')} WHERE "name" = $${columns.length + 1}`,
+    [...entries.map(([, v]) => (v === undefined ? null : v)), name],
+  );
+  return rowCount > 0;
+}
+
 export async function deleteRow(q: Queryable, meta: Meta, name: string | number): Promise<void> {
   await q.query(`DELETE FROM ${meta.table} WHERE "name" = $1`, [name], { prepare: true });
 }
@@ -169,11 +190,11 @@ function fromText(kind: string, text: string): unknown {
 
 export async function writeSingle(q: Queryable, meta: Meta, doc: DocData): Promise<void> {
   const entries: Array<[string, string | null]> = [];
-  for (const key of ['owner', 'creation', 'modified', 'modified_by'] as const) entries.push([key, doc[key] == null ? null : String(doc[key])]);
+  for (const key of ['owner', 'creation', 'modified', 'modified_by'] as const) entries.push([key, doc[key] == null ? null : cstr(doc[key])]);
   for (const c of meta.columns) {
     if (!c.field) continue;
     const v = doc[c.name];
-    entries.push([c.name, v === undefined || v === null ? null : String(v)]);
+    entries.push([c.name, v === undefined || v === null ? null : cstr(v)]);
   }
   await q.query(
     `INSERT INTO ${singlesTable(meta)} ("doctype", "field", "value")
@@ -194,7 +215,7 @@ export function mapWriteError(e: unknown, meta: Meta, row: DocData | undefined):
   if (info.code === PG.uniqueViolation) {
     if (info.constraint?.endsWith('_pkey')) {
       const name = row?.name ?? '';
-      return new DuplicateEntryError(`${meta.name} ${String(name)} already exists`, { title: 'Duplicate Name', cause: e });
+      return new DuplicateEntryError(`${meta.name} ${cstr(name)} already exists`, { title: 'Duplicate Name', cause: e });
     }
     const field = meta.dataFields.find((f) => meta.uniqueIndexName(f.fieldname) === info.constraint);
     const label = field ? fieldLabel(field) : 'Value';

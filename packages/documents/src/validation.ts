@@ -9,6 +9,7 @@ import {
   ValidationError,
   type ServerMessage,
 } from '@quire/errors';
+import { cstr } from '@quire/frappe-compat';
 import { checkFieldValue, fieldLabel, fieldTypeSpec, type DocField, type Meta, type TenantMeta } from '@quire/meta';
 import type { DocData } from './context';
 import { storedName } from './storage';
@@ -67,7 +68,7 @@ export function checkMandatory(meta: Meta, tenant: TenantMeta, doc: DocData): vo
     }
   }
   if (missing.length > 0) {
-    throw new MandatoryError(`[${meta.name}, ${String(doc.name ?? '')}]: ${missing.join(', ')}`, { messages, silent: true });
+    throw new MandatoryError(`[${meta.name}, ${cstr(doc.name)}]: ${missing.join(', ')}`, { messages, silent: true });
   }
 }
 
@@ -139,7 +140,7 @@ export function checkUpdateAfterSubmit(meta: Meta, tenant: TenantMeta, previous:
   const refuse = (label: string, before: unknown, after: unknown, row?: number): never => {
     const prefix = row !== undefined ? `Row #${row}: ` : '';
     throw new UpdateAfterSubmitError(
-      `${prefix}Not allowed to change ${label} after submission from ${String(before ?? '')} to ${String(after ?? '')}`,
+      `${prefix}Not allowed to change ${label} after submission from ${cstr(before)} to ${cstr(after)}`,
       { title: 'Cannot Update After Submit' },
     );
   };

@@ -1,4 +1,5 @@
 import { ValidationError } from '@quire/errors';
+import { cstr } from '@quire/frappe-compat';
 import {
   coerceFieldValue,
   fieldLabel,
@@ -82,7 +83,7 @@ export function applyInput(meta: Meta, tenant: TenantMeta, doc: DocData, input: 
         throw new ValidationError(`Row #${i + 1} of ${fieldLabel(f)} must be an object`, { title: 'Invalid Value' });
       }
       const rowInput = item as DocData;
-      const existing = rowInput.name !== undefined ? before.get(String(rowInput.name)) : undefined;
+      const existing = rowInput.name !== undefined ? before.get(cstr(rowInput.name)) : undefined;
       const row: DocData = existing ? { ...existing } : newDoc(child, options.principal);
       if (!existing) delete row.name;
       applyInput(child, tenant, row, rowInput, { principal: options.principal });

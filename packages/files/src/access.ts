@@ -1,6 +1,6 @@
 import { getDoc, type DocContext } from '@quire/documents';
 import { FrappeError } from '@quire/errors';
-import { GUEST, hasPermission, isAdministrator, isScopeRestricted, scopeAllows } from '@quire/permissions';
+import { GUEST, hasPermission, isAdministrator, scopeAllows } from '@quire/permissions';
 
 /**
  * Who may download a file (frappe/core/doctype/file/file.py::has_permission and
@@ -39,10 +39,10 @@ export async function filesAt(ctx: DocContext, url: string): Promise<StoredFile[
 /** Whether the caller may read (download) this File row. */
 export async function mayReadFile(ctx: DocContext, file: StoredFile): Promise<boolean> {
   const { principal } = ctx;
-  if (!Number(file.is_private)) return true;
+  if (!file.is_private) return true;
   if (principal.user === GUEST) return false;
   // The uploader's and Administrator's own right, unless an OAuth token's scopes leave File out.
-  const scopedOut = isScopeRestricted(principal) && !scopeAllows(principal.scopes!, 'File', 'read');
+  const scopedOut = principal.scopes !== undefined && !scopeAllows(principal.scopes, 'File', 'read');
   if ((isAdministrator(principal) || file.owner === principal.user) && !scopedOut) return true;
   const meta = ctx.meta.get('File');
   if (meta && hasPermission(meta, principal, 'read', file)) return true;

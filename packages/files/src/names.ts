@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { pyLen, pySlice } from '@quire/frappe-compat';
 
 /**
  * File names, URLs and storage keys (frappe/core/doctype/file): a stored file is one flat name
@@ -20,6 +21,7 @@ export function contentHash(data: Buffer): string {
 
 // Path separators, characters with a meaning in URLs (`?`, `#`, `%`), characters Windows refuses
 // in file names, and control characters (NUL included).
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this strips
 const UNSAFE_CHARS = /[/\\?#%*:|"<>\u0000-\u001f\u007f]/g;
 
 /**
@@ -29,17 +31,16 @@ const UNSAFE_CHARS = /[/\\?#%*:|"<>\u0000-\u001f\u007f]/g;
  * An empty result becomes `file`.
  */
 export function sanitizeFileName(raw: string): string {
-  let name = String(raw ?? '');
+  let name = raw;
   const cut = Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\'));
   if (cut >= 0) name = name.slice(cut + 1);
   name = name.normalize('NFC').replace(UNSAFE_CHARS, '_').replace(/\s+/g, ' ').trim();
   name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
   if (name === '') return 'file';
-  const chars = [...name];
-  if (chars.length <= MAX_FILE_NAME) return name;
+  if (pyLen(name) <= MAX_FILE_NAME) return name;
   const ext = path.extname(name);
-  const extChars = [...ext].length <= 16 ? [...ext] : [];
-  return chars.slice(0, MAX_FILE_NAME - extChars.length).join('').trimEnd() + extChars.join('');
+  const kept = pyLen(ext) <= 16 ? ext : '';
+  return pySlice(name, MAX_FILE_NAME - pyLen(kept)).trimEnd() + kept;
 }
 
 /** Whether a name is already one safe segment (what sanitizeFileName returns for it). */

@@ -8,6 +8,7 @@ import {
 import { parseDate, parseDatetime, parseTime } from './datetime';
 import type { DocField } from './definition';
 import { fieldTypeSpec, VARCHAR_LEN, type ValueKind } from './fieldtypes';
+import { pyLen } from '@quire/frappe-compat';
 
 /**
  * Client value -> stored value for one field, or a 417. Stricter than Frappe on purpose: a value
@@ -141,7 +142,7 @@ export function checkFieldValue(field: DocField, value: unknown, doctype: string
   const spec = fieldTypeSpec(field.fieldtype);
   if (spec.varchar && typeof value === 'string') {
     const max = field.length && field.length > 0 ? field.length : VARCHAR_LEN;
-    const length = [...value].length;
+    const length = pyLen(value);
     if (length > max) {
       const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
       throw new CharacterLengthExceededError(

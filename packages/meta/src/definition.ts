@@ -146,7 +146,7 @@ export const docTypeSchema = z.object({
         ctx.addIssue({ code: 'custom', message: 'sort_order is ASC or DESC' });
         return z.NEVER;
       }
-      return up as 'ASC' | 'DESC';
+      return up;
     }),
   nsm_parent_field: optionalText,
   description: optionalText,

@@ -25,8 +25,7 @@ const NAMING_RULE_TO_AUTONAME: Record<string, string> = {
 export function normalizeDefinition(def: DocTypeDefinition): DocTypeDefinition {
   const fields = [...def.fields];
   const has = (fieldname: string) => fields.some((f) => f.fieldname === fieldname);
-  const blank = (f: Partial<DocField> & Pick<DocField, 'fieldname' | 'fieldtype'>): DocField =>
-    ({ ...emptyField, ...f }) as DocField;
+  const blank = (f: Partial<DocField> & Pick<DocField, 'fieldname' | 'fieldtype'>): DocField => ({ ...emptyField, ...f });
 
   if (def.is_submittable && !def.istable && !has('amended_from')) {
     fields.push(
@@ -123,6 +122,6 @@ export function validateDefinition(def: DocTypeDefinition, tenant: TenantMeta): 
     fail(`Parent field ${def.nsm_parent_field} of a tree must be a field`);
   }
   for (const p of def.permissions) {
-    if ((p.permlevel ?? 0) < 0 || (p.permlevel ?? 0) > 9) fail('Perm level must be between 0 and 9');
+    if (p.permlevel < 0 || p.permlevel > 9) fail('Perm level must be between 0 and 9');
   }
 }

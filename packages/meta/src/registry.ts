@@ -1,4 +1,5 @@
 import { qualified, type Queryable } from '@quire/db';
+import { LRUCache } from 'lru-cache';
 import type { DocTypeDefinition } from './definition';
 import { Meta, TenantMeta } from './meta';
 import { parseDefinition } from './normalize';
@@ -50,13 +51,17 @@ interface Entry {
   loading?: Promise<TenantMeta>;
 }
 
+/** Tenants whose metadata is kept per process. */
+const MAX_TENANTS = 10_000;
+
 /**
  * The per-process metadata cache: one TenantMeta per tenant, loaded once and kept until
  * invalidated (LISTEN/NOTIFY, or the tenant directory's version check). A load that started
- * before an invalidation is never installed after it.
+ * before an invalidation is never installed after it. Beyond MAX_TENANTS the least recently used
+ * tenant is dropped: like an invalidation, that only means its next use reads the tables again.
  */
 export class MetaRegistry {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new LRUCache<string, Entry>({ max: MAX_TENANTS });
   private generation = 0;
 
   constructor(private readonly db: Queryable) {}
@@ -75,14 +80,15 @@ export class MetaRegistry {
     fresh.loading = loadDefinitions(this.db, tenant.schema).then(
       (defs) => {
         const meta = buildTenantMeta(tenant.schema, defs);
-        if (this.entries.get(tenant.name) === fresh) {
+        // peek: whether it is still ours (not invalidated or evicted meanwhile) is no use of it
+        if (this.entries.peek(tenant.name) === fresh) {
           fresh.value = meta;
           delete fresh.loading;
         }
         return meta;
       },
       (e: unknown) => {
-        if (this.entries.get(tenant.name) === fresh) this.entries.delete(tenant.name);
+        if (this.entries.peek(tenant.name) === fresh) this.entries.delete(tenant.name);
         throw e;
       },
     );

@@ -37,3 +37,4 @@ export {
   type VerifierTenant,
 } from './verify';
 export { OAuthRuntime, type OAuthRuntimeOptions, type OAuthTenant, type BearerAuthentication, type BearerOutcome } from './runtime';
+export { oauthMigrations } from './schema';

@@ -1,4 +1,5 @@
 import { qualified, type Queryable } from '@quire/db';
+import { LRUCache } from 'lru-cache';
 import { loadRevocations, REVOCATIONS_TABLE } from './revocations';
 
 /**
@@ -12,7 +13,8 @@ import { loadRevocations, REVOCATIONS_TABLE } from './revocations';
  * 2. in case a notification is lost (a listener reconnecting, a writer that only wrote the row),
  *    every process re-reads the sets of the tenants it served recently every `pollIntervalMs`
  *    (3 s; one UNION ALL query per batch of tenants), so the worst case is one interval plus one
- *    query. A tenant not used for `idleMs` is dropped and loaded afresh on its next use.
+ *    query. A tenant not used for `idleMs` is dropped and loaded afresh on its next use, and so is
+ *    the least recently used one beyond MAX_TENANTS.
  * Records expire with the token they revoke (recordRevocation's `expiresInSeconds`).
  */
 
@@ -46,7 +48,6 @@ interface Entry {
   reading: Promise<void> | undefined;
   /** One list per running read: ids applied meanwhile, merged into its result (it may predate their commit). */
   pending: Array<Array<[Kind, string]>>;
-  lastUsed: number;
 }
 
 interface Sets {
@@ -54,10 +55,16 @@ interface Sets {
   grants: Set<string>;
 }
 
+/** Tenants whose sets are kept; one dropped is read again on its next use. */
+const MAX_TENANTS = 10_000;
+
 export class RevocationCache {
-  private readonly entries = new Map<string, Entry>();
+  /**
+   * By tenant. The ttl is the idle time: only a use (isRevoked) renews it; apply, refresh and the
+   * poll only peek. Expiry is checked on get and by the poll (no timers).
+   */
+  private readonly entries: LRUCache<string, Entry>;
   private readonly pollIntervalMs: number;
-  private readonly idleMs: number;
   private readonly batchSize: number;
   private readonly onError: (e: unknown) => void;
   private timer: NodeJS.Timeout | undefined;
@@ -68,7 +75,8 @@ export class RevocationCache {
     options: RevocationCacheOptions = {},
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 3000;
-    this.idleMs = options.idleMs ?? 60_000;
+    // At least 1 ms: a ttl of 0 would mean "never idle" to LRUCache.
+    this.entries = new LRUCache({ max: MAX_TENANTS, ttl: Math.max(1, options.idleMs ?? 60_000), updateAgeOnGet: true, ttlAutopurge: false });
     this.batchSize = Math.max(1, options.batchSize ?? 50);
     this.onError = options.onError ?? (() => {});
     if (this.pollIntervalMs > 0) {
@@ -86,7 +94,7 @@ export class RevocationCache {
 
   /** A revocation this process learned of (its own commit, or a notification): effective at once. */
   apply(tenant: string, kind: Kind, id: string): void {
-    const entry = this.entries.get(tenant);
+    const entry = this.entries.peek(tenant);
     if (!entry) return; // not cached here: its first use reads the table
     (kind === 'grant' ? entry.grants : entry.tokens).add(id);
     for (const list of entry.pending) list.push([kind, id]);
@@ -94,7 +102,7 @@ export class RevocationCache {
 
   /** Re-reads one tenant now (a notification without a key); nothing when it is not cached. */
   async refresh(tenant: string): Promise<void> {
-    const entry = this.entries.get(tenant);
+    const entry = this.entries.peek(tenant);
     if (!entry?.loaded) return;
     await entry.reading?.catch(() => {});
     if (!entry.reading) await this.readBatch([entry]);
@@ -120,13 +128,13 @@ export class RevocationCache {
     return this.entries.size;
   }
 
+  /** The tenant's entry, made on first use; a use renews its idle time (updateAgeOnGet). */
   private entryFor(tenant: RevocationTenant): Entry {
     let entry = this.entries.get(tenant.name);
     if (!entry || entry.schema !== tenant.schema) {
-      entry = { name: tenant.name, schema: tenant.schema, tokens: new Set(), grants: new Set(), loaded: false, loading: undefined, reading: undefined, pending: [], lastUsed: 0 };
+      entry = { name: tenant.name, schema: tenant.schema, tokens: new Set(), grants: new Set(), loaded: false, loading: undefined, reading: undefined, pending: [] };
       this.entries.set(tenant.name, entry);
     }
-    entry.lastUsed = Date.now();
     return entry;
   }
 
@@ -152,18 +160,14 @@ export class RevocationCache {
     entry.grants = sets.grants;
   }
 
-  /** One round of the poll: drops idle tenants, re-reads the others (all of them after a reset). */
+  /** One round of the poll: drops idle tenants, re-reads the others (a reset runs its own round, after one under way). */
   private poll(everything = false): Promise<void> {
     if (this.polling) return everything ? this.polling.then(() => this.poll(true)) : this.polling;
-    const now = Date.now();
+    // An idle tenant is already gone for every use (get treats it as absent): free it. values()
+    // skips idle ones and, unlike get, does not count as a use.
+    this.entries.purgeStale();
     const due: Entry[] = [];
-    for (const entry of this.entries.values()) {
-      if (!everything && now - entry.lastUsed > this.idleMs) {
-        if (!entry.loading) this.entries.delete(entry.name);
-        continue;
-      }
-      if (entry.loaded && !entry.loading && !entry.reading) due.push(entry);
-    }
+    for (const entry of this.entries.values()) if (entry.loaded && !entry.loading && !entry.reading) due.push(entry);
     const batches: Entry[][] = [];
     for (let i = 0; i < due.length; i += this.batchSize) batches.push(due.slice(i, i + this.batchSize));
     this.polling = Promise.all(batches.map((b) => this.readBatch(b))).then(
@@ -212,7 +216,7 @@ export class RevocationCache {
       }
       batch.forEach((entry, i) => {
         const sets = results.get(entry.name);
-        if (sets && this.entries.get(entry.name) === entry) this.install(entry, sets, pendings[i]!);
+        if (sets && this.entries.peek(entry.name) === entry) this.install(entry, sets, pendings[i]!);
       });
     } catch (e) {
       this.onError(e);

@@ -1,6 +1,7 @@
 import { loadPrincipal } from '@quire/auth';
 import type { Queryable } from '@quire/db';
 import { scopedPrincipal, type Principal } from '@quire/permissions';
+import { LRUCache } from 'lru-cache';
 import { RevocationCache, type RevocationCacheOptions } from './revocation-cache';
 import { AccessTokenError, AccessTokenVerifier, type AccessTokenFailure, type VerifiedAccessToken, type VerifierOptions } from './verify';
 
@@ -14,8 +15,9 @@ import { AccessTokenError, AccessTokenVerifier, type AccessTokenFailure, type Ve
 export interface OAuthRuntimeOptions {
   revocations?: RevocationCacheOptions;
   verifier?: VerifierOptions;
-  /** How long a token user's roles are trusted without asking the database again. */
+  /** How long a token user's roles are trusted without asking the database again (0: not cached). */
   principalTtlMs?: number;
+  /** Token users remembered (all tenants together); the least recently used goes first. */
   maxPrincipals?: number;
 }
 
@@ -37,9 +39,8 @@ interface UserEntry {
   user: string;
   /** undefined: the user is disabled or gone. */
   principal: Principal | undefined;
-  expiresAt: number;
   /** The scoped principals made from it, by `scope` claim. */
-  scoped: Map<string, Principal>;
+  scoped: LRUCache<string, Principal>;
 }
 
 const MAX_SCOPED_PER_USER = 32;
@@ -47,12 +48,13 @@ const MAX_SCOPED_PER_USER = 32;
 export class OAuthRuntime {
   readonly revocations: RevocationCache;
   readonly verifier: AccessTokenVerifier;
-  private readonly users = new Map<string, UserEntry>();
+  /** By tenant and user; expiry is checked on get (no timers). */
+  private readonly users: LRUCache<string, UserEntry>;
+  /** Loads under way, so concurrent requests of one user share one (not a cache: each ends). */
   private readonly loading = new Map<string, Promise<UserEntry>>();
   /** Bumped by every invalidation, so a load that started before one is never cached after it. */
   private generation = 0;
   private readonly principalTtlMs: number;
-  private readonly maxPrincipals: number;
   private readonly keyListeners = new Set<(tenant: string | undefined) => void>();
 
   constructor(
@@ -62,7 +64,8 @@ export class OAuthRuntime {
     this.revocations = new RevocationCache(db, options.revocations);
     this.verifier = new AccessTokenVerifier(db, this.revocations, options.verifier);
     this.principalTtlMs = options.principalTtlMs ?? 60_000;
-    this.maxPrincipals = options.maxPrincipals ?? 10_000;
+    // ttl 0 would mean "never expires" to LRUCache: with principalTtlMs <= 0 nothing is stored instead.
+    this.users = new LRUCache({ max: options.maxPrincipals ?? 10_000, ttl: Math.max(0, this.principalTtlMs), ttlAutopurge: false });
   }
 
   /** Whether a token (by `jti`) or its grant is revoked; what every API process checks per request. */
@@ -81,7 +84,6 @@ export class OAuthRuntime {
     let principal = entry.scoped.get(verified.scope);
     if (!principal) {
       principal = scopedPrincipal(entry.principal, verified.scopes);
-      if (entry.scoped.size >= MAX_SCOPED_PER_USER) entry.scoped.clear();
       entry.scoped.set(verified.scope, principal);
     }
     return { principal, token: verified };
@@ -130,8 +132,17 @@ export class OAuthRuntime {
   /** A user's roles or status changed (or, without `user`, anything of the tenant's users). */
   invalidateUser(tenant: string, user?: string): void {
     this.generation++;
-    for (const [k, e] of this.users) if (e.tenant === tenant && (user === undefined || e.user === user)) this.users.delete(k);
-    const prefix = user === undefined ? `${tenant}\0` : `${tenant}\0${user}`;
+    if (user !== undefined) {
+      this.users.delete(userKey(tenant, user));
+    } else {
+      // Collected first, as deleting while LRUCache iterates is not safe.
+      const doomed: string[] = [];
+      this.users.forEach((e, k) => {
+        if (e.tenant === tenant) doomed.push(k);
+      });
+      for (const k of doomed) this.users.delete(k);
+    }
+    const prefix = user === undefined ? `${tenant}\0` : userKey(tenant, user);
     for (const k of this.loading.keys()) if (user === undefined ? k.startsWith(prefix) : k === prefix) this.loading.delete(k);
   }
 
@@ -156,20 +167,17 @@ export class OAuthRuntime {
   }
 
   private async userEntry(tenant: OAuthTenant, user: string): Promise<UserEntry> {
-    const key = `${tenant.name}\0${user}`;
+    const key = userKey(tenant.name, user);
     const cached = this.users.get(key);
-    if (cached && cached.expiresAt > Date.now()) return cached;
+    if (cached) return cached;
     let pending = this.loading.get(key);
     if (!pending) {
       const generation = this.generation;
       pending = loadPrincipal(this.db, tenant.schema, user)
         .then((principal) => {
-          const entry: UserEntry = { tenant: tenant.name, user, principal, expiresAt: Date.now() + this.principalTtlMs, scoped: new Map() };
-          if (generation === this.generation) {
-            this.users.delete(key);
-            if (this.users.size >= this.maxPrincipals) this.users.delete(this.users.keys().next().value as string);
-            this.users.set(key, entry);
-          }
+          const scoped = new LRUCache<string, Principal>({ max: MAX_SCOPED_PER_USER });
+          const entry: UserEntry = { tenant: tenant.name, user, principal, scoped };
+          if (generation === this.generation && this.principalTtlMs > 0) this.users.set(key, entry);
           return entry;
         })
         .finally(() => {
@@ -179,4 +187,8 @@ export class OAuthRuntime {
     }
     return pending;
   }
+}
+
+function userKey(tenant: string, user: string): string {
+  return `${tenant}\0${user}`;
 }

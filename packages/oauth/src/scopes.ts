@@ -28,7 +28,8 @@ const DOCTYPE_SCOPE_RE = /^([a-z0-9_][a-z0-9_-]*):(read|write)$/;
 /** The DocType part and access of a `<doctype>:read|write` scope, else undefined. */
 export function parseDoctypeScope(scope: string): { doctype: string; access: 'read' | 'write' } | undefined {
   const m = DOCTYPE_SCOPE_RE.exec(scope);
-  return m ? { doctype: m[1]!, access: m[2] as 'read' | 'write' } : undefined;
+  const [, doctype, access] = m ?? [];
+  return doctype && (access === 'read' || access === 'write') ? { doctype, access } : undefined;
 }
 
 /** Whether a scope is one Quire understands (`all`, an identity scope, or `<doctype>:read|write`). */

@@ -1,5 +1,6 @@
 import type { Queryable } from '@quire/db';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { tenantAudience } from './audience';
 import { publicKeys, SIGNING_ALG } from './keys';
 import type { RevocationCache } from './revocation-cache';
@@ -13,10 +14,12 @@ import { parseScopes } from './scopes';
  * tenant's hosts, http or https, any port), and the revocation sets (token `jti`, grant `gid`).
  *
  * Cost: the JWKS is cached per tenant (5 min; re-read on an unknown `kid`, at most once per
- * `unknownKidCooldownMs` per tenant so garbage kids cannot hammer the database). A token whose
- * signature and claims verified is remembered (by its exact text, per tenant, until it expires or
- * the tenant's key set changes), so a client's repeated requests cost a Map lookup, the issuer
- * and expiry checks and two Set lookups; only a token's first request pays the ECDSA verify.
+ * `unknownKidCooldownMs` per tenant so garbage kids cannot hammer the database; the least recently
+ * used of more than MAX_KEY_TENANTS tenants is dropped). A token whose signature and claims
+ * verified is remembered (by its exact text, per tenant, until it expires or the tenant's key set
+ * changes; the least recently used goes first beyond `maxVerified`), so a client's repeated
+ * requests cost a cache lookup, the issuer and expiry checks and two Set lookups; only a token's
+ * first request pays the ECDSA verify.
  */
 
 export type AccessTokenFailure =
@@ -98,16 +101,21 @@ interface Verified {
 }
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** Tenants whose key sets are kept; one dropped is read again on its next token. */
+const MAX_KEY_TENANTS = 10_000;
 const REQUIRED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id'];
 
 export class AccessTokenVerifier {
-  private readonly keys = new Map<string, TenantKeys>();
-  private readonly verified = new Map<string, Map<string, Verified>>();
-  private verifiedCount = 0;
+  /**
+   * By tenant. No LRU ttl: an expired set (`expiresAt`) is read again but its state is kept, so an
+   * unchanged set keeps its identity (and its verified tokens) and `lastRead` keeps the cooldown.
+   */
+  private readonly keys = new LRUCache<string, TenantKeys>({ max: MAX_KEY_TENANTS });
+  /** By tenant and token text, each until the token expires (a per-entry ttl, checked on get). */
+  private readonly verified: LRUCache<string, Verified>;
   private readonly jwksTtlMs: number;
   private readonly cooldownMs: number;
   private readonly tolerance: number;
-  private readonly maxVerified: number;
   private readonly maxTokenLength: number;
 
   constructor(
@@ -118,7 +126,7 @@ export class AccessTokenVerifier {
     this.jwksTtlMs = options.jwksTtlMs ?? 5 * 60_000;
     this.cooldownMs = options.unknownKidCooldownMs ?? 2000;
     this.tolerance = options.clockToleranceSeconds ?? 5;
-    this.maxVerified = options.maxVerified ?? 10_000;
+    this.verified = new LRUCache({ max: options.maxVerified ?? 10_000, ttlAutopurge: false });
     this.maxTokenLength = options.maxTokenLength ?? 8192;
   }
 
@@ -130,19 +138,17 @@ export class AccessTokenVerifier {
     if (typeof token !== 'string' || token.length > this.maxTokenLength || !COMPACT_JWS.test(token)) {
       throw new AccessTokenError('malformed', 'not a compact JWS');
     }
-    let perTenant = this.verified.get(tenant.name);
-    let hit = perTenant?.get(token);
+    const key = verifiedKey(tenant.name, token);
+    let hit = this.verified.get(key);
     const now = Date.now();
     if (hit && (hit.keys !== this.keys.get(tenant.name)?.set || hit.keys.expiresAt <= now)) {
-      perTenant!.delete(token);
-      this.verifiedCount--;
+      this.verified.delete(key);
       hit = undefined;
     }
     if (hit && hit.token.expiresAt + this.tolerance <= now / 1000) throw new AccessTokenError('expired', 'token expired');
     if (!hit) {
       hit = await this.verifySignature(token, tenant);
-      if (!perTenant) this.verified.set(tenant.name, (perTenant = new Map()));
-      this.remember(perTenant, token, hit);
+      this.remember(key, hit);
     }
     if (!issuerHosts.includes(hit.issuerHost)) throw new AccessTokenError('issuer', `issuer ${hit.token.issuer} is not this tenant's`);
     if (await this.revocations.isRevoked(tenant, hit.token.jti, hit.token.grantId)) throw new AccessTokenError('revoked', 'token revoked');
@@ -154,35 +160,21 @@ export class AccessTokenVerifier {
     if (tenant === undefined) {
       this.keys.clear();
       this.verified.clear();
-      this.verifiedCount = 0;
       return;
     }
     this.keys.delete(tenant);
-    this.forgetVerified(tenant);
+    // Its tokens could no longer be used (their key set is gone, see verify); free their room now.
+    // Collected first, as deleting while LRUCache iterates is not safe.
+    const prefix = verifiedKey(tenant, '');
+    const doomed: string[] = [];
+    for (const k of this.verified.keys()) if (k.startsWith(prefix)) doomed.push(k);
+    for (const k of doomed) this.verified.delete(k);
   }
 
-  private forgetVerified(tenant: string): void {
-    const perTenant = this.verified.get(tenant);
-    if (!perTenant) return;
-    this.verifiedCount -= perTenant.size;
-    this.verified.delete(tenant);
-  }
-
-  private remember(perTenant: Map<string, Verified>, token: string, v: Verified): void {
-    if (this.verifiedCount >= this.maxVerified) {
-      // Oldest first: the first tenant's first entries (insertion order); expired ones go first anyway.
-      for (const [name, map] of this.verified) {
-        const oldest = map.keys().next();
-        if (!oldest.done) {
-          map.delete(oldest.value);
-          this.verifiedCount--;
-        }
-        if (map.size === 0) this.verified.delete(name);
-        break;
-      }
-    }
-    perTenant.set(token, v);
-    this.verifiedCount++;
+  /** Remembers a verified token until it expires (`exp` plus the clock tolerance). */
+  private remember(key: string, v: Verified): void {
+    const ttl = Math.floor((v.token.expiresAt + this.tolerance) * 1000 - Date.now());
+    if (ttl > 0) this.verified.set(key, v, { ttl }); // a ttl of 0 would mean "forever" to LRUCache
   }
 
   private async verifySignature(token: string, tenant: VerifierTenant): Promise<Verified> {
@@ -257,9 +249,10 @@ export class AccessTokenVerifier {
   private stateOf(tenant: VerifierTenant): TenantKeys {
     let state = this.keys.get(tenant.name);
     if (!state || state.schema !== tenant.schema) {
+      // Tokens verified against an earlier state's set no longer match `state.set`: verify() drops
+      // them as they come, and the LRU the rest.
       state = { schema: tenant.schema, set: undefined, loading: undefined, lastRead: 0 };
       this.keys.set(tenant.name, state);
-      this.forgetVerified(tenant.name);
     }
     return state;
   }
@@ -284,6 +277,11 @@ export class AccessTokenVerifier {
     state.loading = loading;
     return loading;
   }
+}
+
+/** A token's text has no NUL (COMPACT_JWS), so one separates it from the tenant's name. */
+function verifiedKey(tenant: string, token: string): string {
+  return `${tenant}\0${token}`;
 }
 
 /** The lower-cased host of an issuer that is an http(s) origin (no path, query, fragment or user), else undefined. */

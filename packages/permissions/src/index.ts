@@ -1,3 +1,4 @@
+import { cstr } from '@quire/frappe-compat';
 import { PermissionError } from '@quire/errors';
 import { RIGHTS, type Meta, type Right } from '@quire/meta';
 
@@ -107,7 +108,23 @@ function unscoped(p: Principal): Principal {
 export type Grant = 'all' | 'owner' | false;
 export type Grants = Readonly<Record<Right, Grant>>;
 
-const cache = new WeakMap<Meta, Map<string, Grants>>();
+/**
+ * A memo per DocType and key (roles, scopes): grants and levels are computed once per Meta and
+ * dropped with it when the tenant's metadata is reloaded.
+ */
+function metaMemo<V>(): (meta: Meta, key: string, compute: () => V) => V {
+  const byMeta = new WeakMap<Meta, Map<string, V>>();
+  return (meta, key, compute) => {
+    let perKey = byMeta.get(meta);
+    if (!perKey) byMeta.set(meta, (perKey = new Map<string, V>()));
+    let value = perKey.get(key);
+    if (value === undefined) perKey.set(key, (value = compute()));
+    return value;
+  };
+}
+
+const roleGrantsMemo = metaMemo<Grants>();
+const scopedGrantsMemo = metaMemo<Grants>();
 
 const NONE: Grants = Object.fromEntries(RIGHTS.map((r) => [r, false])) as Record<Right, Grant>;
 const EVERYTHING: Grants = Object.fromEntries(RIGHTS.map((r) => [r, 'all'])) as Record<Right, Grant>;
@@ -121,31 +138,24 @@ export function grantsOf(meta: Meta, principal: Principal): Grants {
   return roleGrants(meta, principal);
 }
 
-const scopedCache = new WeakMap<Meta, Map<string, Grants>>();
-
 function scopedGrants(meta: Meta, principal: Principal, scopes: ReadonlySet<string>): Grants {
-  let perKey = scopedCache.get(meta);
-  if (!perKey) scopedCache.set(meta, (perKey = new Map()));
-  const key = cacheKeyOf(principal, scopes);
-  const hit = perKey.get(key);
-  if (hit) return hit;
-  const base = roleGrants(meta, unscoped(principal));
-  const access = scopeAccess(scopes, meta.name);
-  const grants: Record<Right, Grant> = { ...base };
-  for (const right of RIGHTS) if (!(READ_RIGHTS.has(right) ? access.read : access.write)) grants[right] = false;
-  perKey.set(key, grants);
-  return grants;
+  return scopedGrantsMemo(meta, cacheKeyOf(principal, scopes), () => {
+    const access = scopeAccess(scopes, meta.name);
+    const grants: Record<Right, Grant> = { ...roleGrants(meta, unscoped(principal)) };
+    for (const right of RIGHTS) if (!(READ_RIGHTS.has(right) ? access.read : access.write)) grants[right] = false;
+    return grants;
+  });
 }
 
 function roleGrants(meta: Meta, principal: Principal): Grants {
   if (isAdministrator(principal)) return EVERYTHING;
-  let perRoles = cache.get(meta);
-  if (!perRoles) cache.set(meta, (perRoles = new Map()));
-  const hit = perRoles.get(principal.rolesKey);
-  if (hit) return hit;
+  return roleGrantsMemo(meta, principal.rolesKey, () => computeRoleGrants(meta, principal));
+}
+
+function computeRoleGrants(meta: Meta, principal: Principal): Grants {
   const grants: Record<Right, Grant> = { ...NONE };
   for (const perm of meta.permissions) {
-    if ((perm.permlevel ?? 0) !== 0 || !principal.roles.has(perm.role)) continue;
+    if (perm.permlevel !== 0 || !principal.roles.has(perm.role)) continue;
     for (const right of RIGHTS) {
       if (!perm[right]) continue;
       const grant: Grant = perm.if_owner && right !== 'create' ? 'owner' : 'all';
@@ -155,7 +165,6 @@ function roleGrants(meta: Meta, principal: Principal): Grants {
   if (!meta.isSubmittable) grants.submit = grants.cancel = grants.amend = false;
   // `select` is implied by read (frappe.permissions: select is a lesser right).
   if (grants.read && grants.select !== 'all') grants.select = grants.read;
-  perRoles.set(principal.rolesKey, grants);
   return grants;
 }
 
@@ -173,7 +182,7 @@ export function hasPermission(meta: Meta, principal: Principal, right: Right, do
 /** Throws Frappe's 403 unless the caller holds `right` (on `doc`, when given). */
 export function checkPermission(meta: Meta, principal: Principal, right: Right, doc?: OwnedDoc & { name?: unknown }): void {
   if (hasPermission(meta, principal, right, doc)) return;
-  const name = doc?.name === undefined ? undefined : String(doc.name);
+  const name = doc?.name === undefined ? undefined : cstr(doc.name);
   const target = name ? `<strong>${meta.name}</strong> ${name}` : `<strong>${meta.name}</strong>`;
   throw new PermissionError(`You need the '${right}' permission on ${target} to perform this action.`, {
     title: 'Insufficient Permission',
@@ -195,9 +204,8 @@ export interface FieldLevels {
   hidden: ReadonlySet<string>;
 }
 
-const levelCache = new WeakMap<Meta, Map<string, FieldLevels>>();
-const adminLevelCache = new WeakMap<Meta, FieldLevels>();
-const scopedLevelCache = new WeakMap<Meta, Map<string, FieldLevels>>();
+const roleLevelsMemo = metaMemo<FieldLevels>();
+const scopedLevelsMemo = metaMemo<FieldLevels>();
 
 /**
  * Permlevels at which the caller may read / write fields (level 0 follows the doc-level right).
@@ -207,29 +215,12 @@ const scopedLevelCache = new WeakMap<Meta, Map<string, FieldLevels>>();
 export function permittedLevels(meta: Meta, principal: Principal): FieldLevels {
   if (principal.scopes !== undefined && !principal.scopes.has(ALL_SCOPE)) return scopedLevelsOf(meta, principal, principal.scopes);
   // Administrator's levels are not role-derived: never shared with a user holding the same roles.
-  if (isAdministrator(principal)) {
-    let levels = adminLevelCache.get(meta);
-    if (!levels) adminLevelCache.set(meta, (levels = roleLevels(meta, principal)));
-    return levels;
-  }
-  let perRoles = levelCache.get(meta);
-  if (!perRoles) levelCache.set(meta, (perRoles = new Map()));
-  const hit = perRoles.get(principal.rolesKey);
-  if (hit) return hit;
-  const result = roleLevels(meta, principal);
-  perRoles.set(principal.rolesKey, result);
-  return result;
+  const key = isAdministrator(principal) ? '\0Administrator' : principal.rolesKey;
+  return roleLevelsMemo(meta, key, () => roleLevels(meta, principal));
 }
 
 function scopedLevelsOf(meta: Meta, principal: Principal, scopes: ReadonlySet<string>): FieldLevels {
-  let perKey = scopedLevelCache.get(meta);
-  if (!perKey) scopedLevelCache.set(meta, (perKey = new Map()));
-  const key = cacheKeyOf(principal, scopes);
-  const hit = perKey.get(key);
-  if (hit) return hit;
-  const result = scopedLevels(meta, permittedLevels(meta, unscoped(principal)), scopeAccess(scopes, meta.name));
-  perKey.set(key, result);
-  return result;
+  return scopedLevelsMemo(meta, cacheKeyOf(principal, scopes), () => scopedLevels(meta, permittedLevels(meta, unscoped(principal)), scopeAccess(scopes, meta.name)));
 }
 
 const LEVEL_ZERO: ReadonlySet<number> = new Set([0]);
@@ -248,7 +239,7 @@ function roleLevels(meta: Meta, principal: Principal): FieldLevels {
   const read = new Set<number>([0]);
   const write = new Set<number>([0]);
   for (const perm of meta.permissions) {
-    const level = perm.permlevel ?? 0;
+    const level = perm.permlevel;
     if (level === 0) continue;
     if (!isAdministrator(principal) && !principal.roles.has(perm.role)) continue;
     if (perm.read || perm.write) read.add(level);

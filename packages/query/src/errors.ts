@@ -1,3 +1,4 @@
+import { cstr } from '@quire/frappe-compat';
 import { DataError, ValidationError, type FrappeError } from '@quire/errors';
 
 /** The error texts of the list query language (Frappe's wording where Frappe has one). */
@@ -18,10 +19,6 @@ export function illegalQuery(): FrappeError {
   return new ValidationError('Illegal SQL Query');
 }
 
-export function invalidJson(param: string): FrappeError {
-  return new ValidationError(`Invalid JSON in ${param}`);
-}
-
 export function invalidParam(message: string): FrappeError {
   return new ValidationError(message);
 }
@@ -34,9 +31,9 @@ export function selectColumnFirst(doctype: string): FrappeError {
 export function shown(value: unknown): string {
   let text: string;
   try {
-    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+    text = typeof value === 'string' ? value : cstr(value);
   } catch {
-    text = String(value);
+    text = '';
   }
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

@@ -3,7 +3,7 @@ import { doctypeOfPrefix, parseColumnRef, readableColumn, type TableScope } from
 import { fieldNotPermitted } from './errors';
 import { operandOf } from './operand';
 import { compileCondition, normalizeOperator } from './operators';
-import type { FilterSpec } from './parse-params';
+import type { FilterSpec } from './types';
 import type { QueryScope } from './scope';
 import { id, Sql, sql } from './sql';
 

@@ -1,2 +1,4 @@
-export type { ListParams, CompileContext, CompiledQuery, CompiledList } from './types';
-export { compileList, compileCount, rowsToArrays } from './compile';
+export type { ListParams, ListRequest, FilterSpec, CompileContext, CompileRequestContext, CompiledQuery, CompiledList } from './types';
+export { parseListRequest } from './parse-params';
+export { rowPredicate, type RowPredicate } from './permission';
+export { listStatement, countStatement, compileList, compileCount, rowsToArrays } from './compile';

@@ -39,13 +39,6 @@ interface Resolver {
   readonly keys: ReadonlySet<string>;
 }
 
-function items(value: unknown): string[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw illegalQuery();
-  if (value.trim() === '') return undefined;
-  return value.split(',').map((s) => s.trim());
-}
-
 function joinedColumn(scope: TableScope, name: string, text: string): string {
   const column = readableColumn(scope, name);
   if (!column) throw fieldNotPermitted(text);
@@ -89,14 +82,13 @@ function resolveText(r: Resolver, text: string): SortItem {
   return resolve(r, syntax, text);
 }
 
-export function compileGroupBy(value: unknown, q: QueryScope, joins: Joins): SortItem[] {
-  const list = items(value);
+export function compileGroupBy(list: readonly string[] | undefined, q: QueryScope, joins: Joins): SortItem[] {
   if (!list) return [];
   const r: Resolver = { q, joins, keys: new Set() };
   return list.map((text) => resolveText(r, text));
 }
 
-function explicitOrder(list: string[], r: Resolver): OrderItem[] {
+function explicitOrder(list: readonly string[], r: Resolver): OrderItem[] {
   return list.map((text) => {
     const m = ORDER_ITEM_RE.exec(text);
     if (!m) throw illegalQuery();
@@ -119,8 +111,7 @@ export function defaultOrder(q: QueryScope): OrderItem[] {
   return out;
 }
 
-export function compileOrderBy(value: unknown, q: QueryScope, joins: Joins, select: SelectList): OrderBy {
-  const list = items(value);
+export function compileOrderBy(list: readonly string[] | undefined, q: QueryScope, joins: Joins, select: SelectList): OrderBy {
   if (!list) return { items: defaultOrder(q), explicit: false };
   const r: Resolver = { q, joins, keys: new Set(select.items.map((i) => i.key)) };
   return { items: explicitOrder(list, r), explicit: true };

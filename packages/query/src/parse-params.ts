@@ -1,20 +1,27 @@
 import { DataError } from '@quire/errors';
-import { invalidJson, invalidParam, shown } from './errors';
-import type { ListParams } from './types';
+import { decodeJsonArg, isPlainObject, parseBoolean } from '@quire/frappe-compat';
+import { illegalQuery, invalidParam, shown } from './errors';
+import type { FilterSpec, ListParams, ListRequest } from './types';
 
-/** Decoding of the raw list parameters into plain shapes; no metadata involved. */
+/**
+ * The edge of the list query language: raw list parameters (text from a query string or form, or
+ * JSON values from a body) decoded and checked once into a typed ListRequest. No metadata involved;
+ * the compiler resolves names against the DocType.
+ */
+
+export function parseListRequest(params: ListParams): ListRequest {
+  return {
+    fields: parseFieldsParam(params.fields),
+    filters: parseFilterParam('filters', params.filters),
+    orFilters: parseFilterParam('or_filters', params.or_filters),
+    orderBy: parseSortParam(params.order_by),
+    groupBy: parseSortParam(params.group_by),
+    ...parsePaging(params),
+    asDict: parseAsDict(params.as_dict),
+  };
+}
 
 const isBlank = (v: unknown): boolean => v === undefined || v === null || v === '';
-
-/** A JSON string is decoded; an already-parsed value is returned as is. */
-export function decodeJson(param: string, value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    throw invalidJson(param);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // fields
@@ -23,7 +30,7 @@ export function decodeJson(param: string, value: unknown): unknown {
 export function parseFieldsParam(value: unknown): string[] {
   if (isBlank(value)) return ['name'];
   if (typeof value === 'string' && value.trim() === '*') return ['*'];
-  const decoded = decodeJson('fields', value);
+  const decoded = decodeJsonArg('fields', value);
   if (isBlank(decoded)) return ['name'];
   const entries = typeof decoded === 'string' ? [decoded] : decoded;
   if (!Array.isArray(entries)) throw new DataError(`fields must be a list of strings, got ${shown(decoded)}`);
@@ -36,20 +43,8 @@ export function parseFieldsParam(value: unknown): string[] {
 // ---------------------------------------------------------------------------------------------
 // filters / or_filters
 
-/** One filter as the client wrote it: `doctype` only for the 4-element form. */
-export interface FilterSpec {
-  doctype?: string;
-  field: string;
-  operator: string;
-  value: unknown;
-}
-
 function badFilter(param: string, what: unknown): never {
   throw invalidParam(`Invalid filter in ${param}: ${shown(what)}`);
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** `{field: value}` or `{field: [operator, value]}`. */
@@ -93,11 +88,22 @@ function fromList(param: string, list: readonly unknown[]): FilterSpec[] {
 /** `filters` / `or_filters` in any accepted shape; blank, `[]` and `{}` mean no condition. */
 export function parseFilterParam(param: 'filters' | 'or_filters', value: unknown): FilterSpec[] {
   if (isBlank(value)) return [];
-  const decoded = decodeJson(param, value);
+  const decoded = decodeJsonArg(param, value);
   if (decoded === null) return [];
   if (Array.isArray(decoded)) return fromList(param, decoded);
   if (isPlainObject(decoded)) return Object.entries(decoded).map(([field, v]) => fromDictEntry(param, field, v));
   return badFilter(param, decoded);
+}
+
+// ---------------------------------------------------------------------------------------------
+// order_by / group_by
+
+/** A comma list of sort items (their grammar is checked against the DocType by the compiler). */
+export function parseSortParam(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw illegalQuery();
+  if (value.trim() === '') return undefined;
+  return value.split(',').map((s) => s.trim());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -106,14 +112,9 @@ export function parseFilterParam(param: 'filters' | 'or_filters', value: unknown
 /** Frappe's sbool: "true"/"1"/true → true, "false"/"0"/false → false; blank → true. */
 export function parseAsDict(value: unknown): boolean {
   if (isBlank(value)) return true;
-  if (value === true || value === 1) return true;
-  if (value === false || value === 0) return false;
-  if (typeof value === 'string') {
-    const s = value.trim().toLowerCase();
-    if (s === 'true' || s === '1') return true;
-    if (s === 'false' || s === '0') return false;
-  }
-  throw invalidParam(`as_dict must be true or false, got ${shown(value)}`);
+  const parsed = parseBoolean(value);
+  if (parsed === undefined) throw invalidParam(`as_dict must be true or false, got ${shown(value)}`);
+  return parsed;
 }
 
 function nonNegativeInteger(param: string, value: unknown): number {
@@ -127,17 +128,21 @@ function nonNegativeInteger(param: string, value: unknown): number {
 
 export interface Paging {
   start: number;
-  /** Always finite: 0 ("all") and anything above the server cap become the cap. */
+  /** Rows asked for; 0 means all (the server's cap applies when compiling). */
   pageLength: number;
 }
 
 export const DEFAULT_PAGE_LENGTH = 20;
 
-export function parsePaging(params: Pick<ListParams, 'limit' | 'limit_page_length' | 'limit_start'>, maxPageLength: number): Paging {
+export function parsePaging(params: Pick<ListParams, 'limit' | 'limit_page_length' | 'limit_start'>): Paging {
   const start = isBlank(params.limit_start) ? 0 : nonNegativeInteger('limit_start', params.limit_start);
-  let requested = DEFAULT_PAGE_LENGTH;
-  if (!isBlank(params.limit)) requested = nonNegativeInteger('limit', params.limit);
-  else if (!isBlank(params.limit_page_length)) requested = nonNegativeInteger('limit_page_length', params.limit_page_length);
-  const pageLength = requested === 0 || requested > maxPageLength ? maxPageLength : requested;
+  let pageLength = DEFAULT_PAGE_LENGTH;
+  if (!isBlank(params.limit)) pageLength = nonNegativeInteger('limit', params.limit);
+  else if (!isBlank(params.limit_page_length)) pageLength = nonNegativeInteger('limit_page_length', params.limit_page_length);
   return { start, pageLength };
+}
+
+/** The page length a statement uses: 0 ("all") and anything above the server's cap become the cap. */
+export function cappedPageLength(requested: number, maxPageLength: number): number {
+  return requested === 0 || requested > maxPageLength ? maxPageLength : requested;
 }

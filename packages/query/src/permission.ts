@@ -32,15 +32,20 @@ function childRows(parent: Meta, principal: Principal, ownOnly: boolean): Sql[] 
   return conditions;
 }
 
-/** Conditions to AND into WHERE (possibly none); throws 403 when the caller may read nothing. */
-export function permissionConditions(meta: Meta, tenant: TenantMeta, principal: Principal, parent: unknown): Sql[] {
+/** Which rows of a list the caller may read: conditions ANDed into WHERE (possibly none). */
+export interface RowPredicate {
+  readonly conditions: readonly Sql[];
+}
+
+/** The caller's row predicate; throws 403 when the caller may read nothing. */
+export function rowPredicate(meta: Meta, tenant: TenantMeta, principal: Principal, parent: unknown): RowPredicate {
   if (meta.istable) {
     const parentMeta = parentOf(meta, tenant, parent);
     const scope = readScope(parentMeta, principal);
     if (scope === false) throw notPermitted('read', parentMeta.name);
-    return childRows(parentMeta, principal, scope === 'owner');
+    return { conditions: childRows(parentMeta, principal, scope === 'owner') };
   }
   const scope = readScope(meta, principal);
   if (scope === false) throw notPermitted('read', meta.name);
-  return scope === 'owner' ? [ownRows(principal)] : [];
+  return { conditions: scope === 'owner' ? [ownRows(principal)] : [] };
 }

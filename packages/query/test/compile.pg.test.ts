@@ -3,7 +3,7 @@ import pg from 'pg';
 import { ident } from '@quire/db';
 import { createTableStatements, type Meta } from '@quire/meta';
 import type { Principal } from '@quire/permissions';
-import { compileCount, compileList, rowsToArrays, type CompiledQuery, type ListParams } from '../src/index';
+import { countStatement, listStatement, rowsToArrays, type CompiledQuery, type ListParams } from '../src/index';
 import { ADMIN, MANAGER, OWNER, TODAY, buildTenant } from './fixtures';
 
 /**
@@ -84,7 +84,7 @@ function context(doctype: string, principal: Principal) {
 }
 
 async function rows(params: ListParams, doctype = 'Task', principal: Principal = ADMIN): Promise<Record<string, unknown>[]> {
-  const q = compileList(params, context(doctype, principal));
+  const q = listStatement(params, context(doctype, principal));
   return (await client.query(q.text, q.values)).rows as Record<string, unknown>[];
 }
 
@@ -217,7 +217,7 @@ describe('child tables', () => {
     expect(all.map((r) => r.name)).toEqual(['I1', 'I2', 'I3', 'I4', 'I5']);
     const own = await rows({ fields: ['name', 'parent'], parent: 'Task', order_by: 'name', limit: 0 }, 'Task Item', OWNER);
     expect(own.map((r) => r.name)).toEqual(['I1', 'I2', 'I3', 'I4']);
-    const count = compileCount({ parent: 'Task', filters: { qty: ['>', 2] } }, context('Task Item', OWNER));
+    const count = countStatement({ parent: 'Task', filters: { qty: ['>', 2] } }, context('Task Item', OWNER));
     expect(await run(count)).toEqual([{ count: '3' }]);
   });
 });
@@ -254,8 +254,8 @@ describe('fields', () => {
     const star = await rows({ fields: '*', limit: 1 }, 'Task', MANAGER);
     expect(star[0]?.name).toBe('T5');
     expect(star[0]).not.toHaveProperty('secret');
-    const q = compileList({ fields: ['name', 'status'], as_dict: 'false', limit: 2 }, context('Task', ADMIN));
-    expect(rowsToArrays((await run(q)) as Record<string, unknown>[], q.keys)).toEqual([
+    const q = listStatement({ fields: ['name', 'status'], as_dict: 'false', limit: 2 }, context('Task', ADMIN));
+    expect(rowsToArrays(await run(q), q.keys)).toEqual([
       ['T5', 'Closed'],
       ['T4', 'Open'],
     ]);
@@ -274,9 +274,9 @@ describe('permissions and count', () => {
   });
 
   it('count uses the same WHERE', async () => {
-    const count = compileCount({ filters: [['Task Item', 'qty', '>', 0]], or_filters: { status: 'Open', qty: 0 } }, context('Task', OWNER));
+    const count = countStatement({ filters: [['Task Item', 'qty', '>', 0]], or_filters: { status: 'Open', qty: 0 } }, context('Task', OWNER));
     expect(await run(count)).toEqual([{ count: '1' }]);
-    expect(await run(compileCount({}, context('Task', ADMIN)))).toEqual([{ count: '5' }]);
+    expect(await run(countStatement({}, context('Task', ADMIN)))).toEqual([{ count: '5' }]);
   });
 
   it('hostile values stay values', async () => {

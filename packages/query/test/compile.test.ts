@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { compileCount, compileList, type ListParams } from '../src/index';
+import { countStatement, listStatement, type ListParams } from '../src/index';
 import { ADMIN, OWNER, buildTenant, ctx, list } from './fixtures';
 
 describe('statement shape', () => {
@@ -68,7 +68,7 @@ describe('statement shape', () => {
     expect(a.values).not.toEqual(b.values);
     // a fresh tenant (reloaded metadata) compiles identically too
     const t2 = buildTenant();
-    const c = compileList(shape('Open', 1, 0), { ...ctx(), meta: t2.require('Task'), tenant: t2 });
+    const c = listStatement(shape('Open', 1, 0), { ...ctx(), meta: t2.require('Task'), tenant: t2 });
     expect(c).toEqual(a);
   });
 
@@ -81,7 +81,7 @@ describe('statement shape', () => {
 describe('compileCount', () => {
   it('counts with the same WHERE as the list', () => {
     const params = { filters: { status: 'Open' }, or_filters: [['qty', '>', 1], ['Task Item', 'qty', '=', 2]] };
-    const count = compileCount(params, ctx('Task', OWNER));
+    const count = countStatement(params, ctx('Task', OWNER));
     expect(count.text).toBe(
       'SELECT count(*) AS "count" FROM "t_test"."tabTask" m WHERE m."status" = $1::text' +
         ' AND (m."qty" > $2::bigint OR EXISTS (SELECT 1 FROM "t_test"."tabTask Item" c WHERE c."parent" = m."name" AND c."parenttype" = $3 AND c."qty" = $4::bigint))' +
@@ -94,11 +94,11 @@ describe('compileCount', () => {
   });
 
   it('no filters → WHERE TRUE', () => {
-    expect(compileCount({}, ctx('Task', ADMIN))).toEqual({ text: 'SELECT count(*) AS "count" FROM "t_test"."tabTask" m WHERE TRUE', values: [] });
+    expect(countStatement({}, ctx('Task', ADMIN))).toEqual({ text: 'SELECT count(*) AS "count" FROM "t_test"."tabTask" m WHERE TRUE', values: [] });
   });
 
   it('works without a maxPageLength or today', () => {
     const { maxPageLength: _unused, today: _t, ...rest } = ctx();
-    expect(compileCount({ filters: { due: ['timespan', 'today'] } }, rest).values).toHaveLength(2);
+    expect(countStatement({ filters: { due: ['timespan', 'today'] } }, rest).values).toHaveLength(2);
   });
 });

@@ -1,6 +1,6 @@
 import { Meta, TenantMeta, parseDefinition, type DocTypeInput } from '@quire/meta';
 import { makePrincipal, type Principal } from '@quire/permissions';
-import { compileCount, compileList, type CompileContext, type CompiledList, type CompiledQuery, type ListParams } from '../src/index';
+import { countStatement, listStatement, type CompileContext, type CompiledList, type CompiledQuery, type ListParams } from '../src/index';
 
 /** Test DocTypes, principals and small helpers shared by the query tests. */
 
@@ -109,12 +109,12 @@ export function ctx(doctype = 'Task', principal: Principal = ADMIN, extra: Parti
 }
 
 export function list(params: ListParams, doctype = 'Task', principal: Principal = ADMIN, extra: Partial<CompileContext> = {}): CompiledList {
-  return compileList(params, ctx(doctype, principal, extra));
+  return listStatement(params, ctx(doctype, principal, extra));
 }
 
 /** The WHERE condition and values of a count over Task (Administrator: no permission predicate). */
 export function where(filters: unknown, principal: Principal = ADMIN, doctype = 'Task', orFilters?: unknown): CompiledQuery {
-  const q = compileCount({ filters, or_filters: orFilters }, ctx(doctype, principal));
+  const q = countStatement({ filters, or_filters: orFilters }, ctx(doctype, principal));
   const marker = ' WHERE ';
   return { text: q.text.slice(q.text.indexOf(marker) + marker.length), values: q.values };
 }

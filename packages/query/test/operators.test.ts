@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { DataError, ValidationError } from '@quire/errors';
-import { compileCount } from '../src/index';
+import { countStatement } from '../src/index';
 import { ADMIN, cond, ctx, thrown } from './fixtures';
 
 const CAT = '"t_test"."tabCategory"';
@@ -247,7 +247,7 @@ describe('timespan / previous / next', () => {
   });
 
   it('month ends, leap years and year boundaries', () => {
-    const range = (span: string, today: string) => compileCount({ filters: [['due', 'timespan', span]] }, ctx('Task', ADMIN, { today })).values;
+    const range = (span: string, today: string) => countStatement({ filters: [['due', 'timespan', span]] }, ctx('Task', ADMIN, { today })).values;
     expect(range('last month', '2024-03-31')).toEqual(['2024-02-01', '2024-02-29']);
     expect(range('next month', '2024-01-31')).toEqual(['2024-02-01', '2024-02-29']);
     expect(range('last 6 months', '2024-08-31')).toEqual(['2024-02-29', '2024-08-31']);

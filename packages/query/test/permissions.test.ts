@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { PermissionError, type FrappeError } from '@quire/errors';
 import { makePrincipal } from '@quire/permissions';
-import { compileCount } from '../src/index';
+import { countStatement } from '../src/index';
 import { ADMIN, MANAGER, NOBODY, OWNER, ctx, list, thrown } from './fixtures';
 
 const ITEM_TABLE = '"t_test"."tabTask Item"';
@@ -30,7 +30,7 @@ describe('permission predicate', () => {
     expect(t.error).toBeInstanceOf(PermissionError);
     expect(t.status).toBe(403);
     expect((t.error as FrappeError).extra).toEqual({ _error_message: 'No permission for Task' });
-    expect(thrown(() => compileCount({}, ctx('Task', NOBODY))).status).toBe(403);
+    expect(thrown(() => countStatement({}, ctx('Task', NOBODY))).status).toBe(403);
   });
 
   it('permission is checked before the request is validated', () => {
@@ -75,10 +75,10 @@ describe('child-table lists', () => {
   });
 
   it('count applies the same predicate', () => {
-    const q = compileCount({ parent: 'Task', filters: [['item', 'like', 'a%']] }, ctx('Task Item', OWNER));
+    const q = countStatement({ parent: 'Task', filters: [['item', 'like', 'a%']] }, ctx('Task Item', OWNER));
     expect(q.text).toBe(
       `SELECT count(*) AS "count" FROM ${ITEM_TABLE} m WHERE m."item" ILIKE $1::text AND m."parenttype" = $2 AND EXISTS (SELECT 1 FROM "t_test"."tabTask" p WHERE p."name" = m."parent" AND p."owner" = $3)`,
     );
-    expect(thrown(() => compileCount({}, ctx('Task Item', MANAGER))).status).toBe(403);
+    expect(thrown(() => countStatement({}, ctx('Task Item', MANAGER))).status).toBe(403);
   });
 });

@@ -8,7 +8,12 @@ import type { OAuthRuntime } from '@quire/oauth';
  * the writing transaction (delivered on commit), and this process's caches dropped right after
  * commit so the writer's next request already sees the change.
  */
+/** Told, after commit, of the webhook events a transaction wrote (a queue producer, an in-process runner). */
+export type WebhookEventsListener = (tenant: string, ids: readonly string[]) => void;
+
 export class PlatformChanges implements ChangeNotifier {
+  private readonly webhookListeners = new Set<WebhookEventsListener>();
+
   constructor(
     private readonly metas: MetaRegistry,
     private readonly apiKeys: ApiKeyAuthenticator,
@@ -39,6 +44,19 @@ export class PlatformChanges implements ChangeNotifier {
   async tokenRevoked(tx: Transaction, tenant: { name: string }, kind: 'token' | 'grant', id: string): Promise<void> {
     await publishInvalidation(tx, { topic: 'oauth', tenant: tenant.name, key: `${kind}:${id}` });
     tx.afterCommit(() => this.oauth.revocations.apply(tenant.name, kind, id));
+  }
+
+  webhookEventsWritten(tx: Transaction, tenant: { name: string }, ids: readonly string[]): void {
+    tx.afterCommit(() => {
+      if (ids.length === 0) return;
+      for (const listener of this.webhookListeners) listener(tenant.name, ids);
+    });
+  }
+
+  /** Subscribes to committed webhook events; returns the unsubscribe function. */
+  onWebhookEvents(listener: WebhookEventsListener): () => void {
+    this.webhookListeners.add(listener);
+    return () => this.webhookListeners.delete(listener);
   }
 
   /** A tenant's OAuth signing keys changed (rotation): verifiers and issuers everywhere reload them. */

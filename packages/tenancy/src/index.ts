@@ -3,5 +3,6 @@ export { TenantDirectory, normalizeHost, type Tenant, type TenantConfig, type Di
 export { createTenant, dropTenant, updateTenantConfig, schemaOf, TENANT_NAME_RE, type CreateTenantInput, type CreatedTenant } from './provision';
 export { installTenant, migrateTenant, setPassword, definitionHash, type InstallServices } from './install';
 export { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
-export { PlatformChanges } from './changes';
+export { tenantMigrations, migrateTenantSchema } from './tenant-schema';
+export { PlatformChanges, type WebhookEventsListener } from './changes';
 export { loadSecretBox } from './secrets';

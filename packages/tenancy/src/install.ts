@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { LoadedApps } from '@quire/apps';
-import { authTableDDL, hashPassword, type SecretBox, loginAttemptsTableDDL, sessionsTableDDL, storeSecretHash } from '@quire/auth';
+import { hashPassword, storeSecretHash, type SecretBox } from '@quire/auth';
 import { ident, qualified, type Executor, type Transaction } from '@quire/db';
 import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData, type FileStore } from '@quire/documents';
 import { buildTenantMeta, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
-import { createSigningKey, keysTableDDL, oidcTableDDL, publicKeys, revocationsTableDDL } from '@quire/oauth';
+import { createSigningKey, publicKeys } from '@quire/oauth';
 import { ADMINISTRATOR, GUEST, makePrincipal } from '@quire/permissions';
+import { migrateTenantSchema } from './tenant-schema';
 
 /**
  * Installing and migrating a tenant's schema: system tables, then every standard DocType of the
@@ -15,29 +16,13 @@ import { ADMINISTRATOR, GUEST, makePrincipal } from '@quire/permissions';
 
 const ADMIN_PRINCIPAL = makePrincipal(ADMINISTRATOR, ['System Manager']);
 
-/** Tables that are not DocTypes: Singles' values, series counters, hashed secrets. */
-function systemTableStatements(schema: string): string[] {
-  return [
-    `CREATE TABLE IF NOT EXISTS ${qualified(schema, 'tabSingles')} (
-      "doctype" varchar(140) NOT NULL, "field" varchar(140) NOT NULL, "value" text,
-      PRIMARY KEY ("doctype", "field"))`,
-    `CREATE TABLE IF NOT EXISTS ${qualified(schema, 'tabSeries')} ("name" varchar(140) PRIMARY KEY, "current" bigint NOT NULL DEFAULT 0)`,
-    authTableDDL(schema),
-    ...sessionsTableDDL(schema),
-    loginAttemptsTableDDL(schema),
-    keysTableDDL(schema),
-    revocationsTableDDL(schema),
-    ...oidcTableDDL(schema),
-  ];
-}
-
 /** A stable fingerprint of a standard definition, stored to skip unchanged DocTypes on migrate. */
 export function definitionHash(def: DocTypeDefinition): string {
   return createHash('sha256').update(JSON.stringify(def)).digest('hex').slice(0, 32);
 }
 
 function asInput(def: DocTypeDefinition): DocData {
-  return { ...def, custom: 0, migration_hash: definitionHash(def) } as unknown as DocData;
+  return { ...def, custom: 0, migration_hash: definitionHash(def) };
 }
 
 const STANDARD_ROLES: Array<{ role_name: string; desk_access: number }> = [
@@ -53,6 +38,8 @@ export interface InstallServices {
   changes: ChangeNotifier;
   files: FileStore;
   secrets: SecretBox;
+  /** Serialize concurrent migrations of one tenant on an advisory lock (Postgres only). */
+  lockMigrations?: boolean;
 }
 
 function installContext(db: Executor, tenant: TenantRef, apps: LoadedApps, definitions: DocTypeDefinition[], services: InstallServices): DocContext {
@@ -71,7 +58,7 @@ export function installTenant(db: Executor, tenant: TenantRef, apps: LoadedApps,
 
 async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, services: InstallServices, options: InstallOptions): Promise<void> {
   await tx.query(`CREATE SCHEMA ${ident(tenant.schema)}`);
-  for (const sql of systemTableStatements(tenant.schema)) await tx.query(sql);
+  await migrateTenantSchema(tx, tenant.schema, false);
   const ctx = installContext(tx, tenant, apps, apps.doctypes, services);
   // The tables that hold DocTypes must exist before the first DocType document is stored.
   for (const name of ['DocType', 'DocField', 'DocPerm']) {
@@ -82,13 +69,14 @@ async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, ser
   await createSigningKey(tx, tenant.schema, services.secrets);
 }
 
-/** Brings an existing tenant's standard DocTypes and records up to the loaded apps'. Returns the DocTypes changed. */
+/** Brings an existing tenant's schema, standard DocTypes and records up to the loaded apps'. Returns the migrations applied and the DocTypes changed. */
 export function migrateTenant(db: Executor, tenant: TenantRef, apps: LoadedApps, services: InstallServices): Promise<string[]> {
   return db.transaction((tx) => migrate(tx, tenant, apps, services));
 }
 
 async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, services: InstallServices): Promise<string[]> {
-  for (const sql of systemTableStatements(tenant.schema)) await tx.query(sql);
+  // Concurrent `quire migrate` runs take turns per tenant (the embedded database has one session anyway).
+  const applied = await migrateTenantSchema(tx, tenant.schema, services.lockMigrations ?? false);
   const current = await loadDefinitions(tx, tenant.schema);
   const stored = new Map(
     (
@@ -98,7 +86,7 @@ async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, ser
   const standard = new Map(apps.doctypes.map((d) => [d.name, d]));
   const target = [...current.filter((d) => !standard.has(d.name)), ...apps.doctypes];
   const ctx = installContext(tx, tenant, apps, target, services);
-  const changed: string[] = [];
+  const changed: string[] = [...applied];
   for (const def of apps.doctypes) {
     if (!stored.has(def.name)) {
       await insertDoc(ctx, 'DocType', asInput(def), { installing: true });

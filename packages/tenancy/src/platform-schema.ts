@@ -1,9 +1,10 @@
-import { type Migration } from '@quire/db';
+import type { Migration } from '@quire/db';
+import { createOutboxTable } from '@quire/webhooks';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
 export const PLATFORM_SCHEMA = 'quire';
 
-export const platformMigrations: Migration[] = [
+export const platformMigrations: readonly Migration[] = [
   {
     id: '0001_tenants',
     async up(q) {
@@ -31,38 +32,12 @@ export const platformMigrations: Migration[] = [
   {
     /**
      * Platform settings (the generated encryption key when QUIRE_ENCRYPTION_KEY is not set), and
-     * the webhook outbox: one row per event, written in the same transaction as the document
-     * change, delivered (and retried) from here. Postgres is the source of truth; queues only
-     * carry wake-ups.
+     * the webhook outbox (defined beside the code that reads it, in @quire/webhooks).
      */
     id: '0003_settings_and_webhook_outbox',
     async up(q) {
       await q.query(`CREATE TABLE quire.settings ("key" text PRIMARY KEY, "value" text NOT NULL)`);
-      await q.query(`CREATE TABLE quire.webhook_events (
-        "id" uuid PRIMARY KEY,
-        "tenant" text NOT NULL REFERENCES quire.tenants ("name") ON DELETE CASCADE,
-        "webhook" varchar(140) NOT NULL,
-        "event" varchar(40) NOT NULL,
-        "reference_doctype" varchar(140) NOT NULL,
-        "reference_name" varchar(140) NOT NULL,
-        "user" varchar(140),
-        "url" text NOT NULL,
-        "method" varchar(10) NOT NULL,
-        "headers" jsonb NOT NULL DEFAULT '[]'::jsonb,
-        "body" text NOT NULL,
-        "timeout_ms" integer NOT NULL,
-        "status" text NOT NULL DEFAULT 'pending' CHECK ("status" IN ('pending', 'delivered', 'failed', 'cancelled')),
-        "attempts" integer NOT NULL DEFAULT 0,
-        "created_at" timestamp(6) NOT NULL DEFAULT (clock_timestamp() at time zone 'utc'),
-        "next_attempt_at" timestamp(6) NOT NULL DEFAULT (clock_timestamp() at time zone 'utc'),
-        "lease_until" timestamp(6),
-        "last_status_code" integer,
-        "last_error" text,
-        "first_attempt_at" timestamp(6),
-        "delivered_at" timestamp(6)
-      )`);
-      await q.query(`CREATE INDEX webhook_events_due ON quire.webhook_events ("next_attempt_at") WHERE "status" = 'pending'`);
-      await q.query(`CREATE INDEX webhook_events_tenant ON quire.webhook_events ("tenant", "webhook")`);
+      await createOutboxTable(q);
     },
   },
 ];

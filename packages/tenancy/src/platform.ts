@@ -63,7 +63,7 @@ export class Platform {
 
   /** Applies the platform schema's migrations (idempotent). */
   static migratePlatform(db: Database): Promise<string[]> {
-    return runMigrations(db, PLATFORM_SCHEMA, platformMigrations);
+    return runMigrations(db, PLATFORM_SCHEMA, platformMigrations, { lock: db.supportsAdvisoryLocks });
   }
 
   static async open(options: PlatformOptions): Promise<Platform> {

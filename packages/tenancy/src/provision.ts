@@ -1,4 +1,5 @@
-import { generateKeys, type ApiCredentials } from '@quire/auth';
+import { generateKeys, type ApiCredentials } from '@quire/documents';
+import { buildTenantMeta } from '@quire/meta';
 import { ident, pgErrorInfo, PG, publishInvalidation } from '@quire/db';
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { ADMINISTRATOR } from '@quire/permissions';
@@ -48,7 +49,7 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       throw e;
     }
     await installTenant(tx, tenant, apps, platform, { adminPassword: input.adminPassword });
-    const keys = await generateKeys(tx, tenant, ADMINISTRATOR, ADMINISTRATOR, changes);
+    const keys = await generateKeys(tx, { tenant, meta: buildTenantMeta(schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return keys;
   });

@@ -11,5 +11,7 @@ export async function loadSecretBox(db: Queryable, configuredKey: string | undef
   const fresh = encryptionKey().toString('base64');
   await db.query(`INSERT INTO quire.settings ("key", "value") VALUES ('encryption_key', $1) ON CONFLICT ("key") DO NOTHING`, [fresh]);
   const { rows } = await db.query<{ value: string }>(`SELECT "value" FROM quire.settings WHERE "key" = 'encryption_key'`);
-  return createSecretBox(encryptionKey(rows[0]!.value));
+  const stored = rows[0]?.value;
+  if (stored === undefined) throw new Error('quire.settings has no encryption_key after inserting one');
+  return createSecretBox(encryptionKey(stored));
 }

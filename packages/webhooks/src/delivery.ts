@@ -1,5 +1,5 @@
 import type { Database } from '@quire/db';
-import { getPassword, insertDoc, type DocContext } from '@quire/documents';
+import { getPassword, insertDoc, setValues, type DocContext } from '@quire/documents';
 import { nextAttemptDelay, type RetryPolicy } from './backoff';
 import { claimEvent, recordAttempt, type AttemptResult, type OutboxEvent } from './events';
 import { send, type SendResult } from './http-send';
@@ -168,7 +168,7 @@ async function finish(
     );
     await recordAttempt(tx, e.id, verdict.attempt);
     if (verdict.outcome === 'disabled') {
-      await tx.query(`UPDATE ${ctx.meta.require('Webhook').table} SET "enabled" = 0 WHERE "name" = $1`, [e.webhook]);
+      await setValues(tx, ctx.meta.require('Webhook'), e.webhook, { enabled: 0 });
     }
   });
 }

@@ -53,19 +53,26 @@ class BlockedAddressError extends Error {
 function guardedLookup(allow: readonly Cidr[]): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { all: true, family: options.family ?? 0, hints: options.hints ?? 0 }, (err, addresses) => {
-      if (err) return callback(err, '');
-      if (addresses.length === 0) {
+      if (err) {
+        callback(err, '');
+        return;
+      }
+      const first = addresses[0];
+      if (!first) {
         const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
         notFound.code = 'ENOTFOUND';
-        return callback(notFound, '');
+        callback(notFound, '');
+        return;
       }
       for (const a of addresses) {
         const check = isBlockedAddress(a.address, allow);
-        if (check.blocked) return callback(new BlockedAddressError(`${hostname} resolves to ${check.reason ?? a.address}`), '');
+        if (check.blocked) {
+          callback(new BlockedAddressError(`${hostname} resolves to ${check.reason ?? a.address}`), '');
+          return;
+        }
       }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0] as dns.LookupAddress;
-      return callback(null, first.address, first.family);
+      if (options.all) callback(null, addresses);
+      else callback(null, first.address, first.family);
     });
   };
 }
@@ -159,7 +166,7 @@ export function send(req: SendRequest): Promise<SendResult> {
 
     request.on('error', failWith);
     request.on('response', (res) => {
-      const address = res.socket?.remoteAddress ?? host;
+      const address = res.socket.remoteAddress ?? host;
       const chunks: Buffer[] = [];
       let size = 0;
       const done = (truncated: boolean): void => {

@@ -1,10 +1,11 @@
-export { webhookCapture, WEBHOOK_EVENTS, MAX_TIMEOUT_SECONDS, type WebhookEvent, type CaptureOptions } from './outbox';
+export { webhookCapture, WEBHOOK_EVENTS, MAX_TIMEOUT_SECONDS, type WebhookEvent } from './outbox';
 export { deliverEvent, type DeliveryDeps, type DeliveryObserver, type DeliveryReport, type Outcome } from './delivery';
 export { QueueProducer, QueueWorker, InProcessRunner, QUEUE_NAME, type WorkerOptions, type RunnerOptions } from './runners';
 export { dueEvents, pendingCount, replayEvent, type OutboxEvent } from './events';
-export { compileCondition, ConditionError } from './condition';
+export { compileCondition, cachedCondition, ConditionError } from './condition';
 export { renderTemplate, checkTemplate, TemplateError } from './template';
 export { parseCidrList, isBlockedAddress, type Cidr } from './net-guard';
 export { send, type SendRequest, type SendResult } from './http-send';
 export { nextAttemptDelay, parseRetryAfter, DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff';
-export { frappeSignature, standardWebhookHeaders, standardWebhookSecret, pythonJsonDumps } from './signing';
+export { frappeSignature, standardWebhookHeaders, standardWebhookSecret } from './signing';
+export { createOutboxTable } from './outbox-table';

@@ -2,8 +2,11 @@
  * Which addresses a webhook may reach: everything public, nothing internal (loopback, private, link-local
  * incl. cloud metadata, CGNAT, multicast, reserved, documentation, and the IPv6 forms that embed such an
  * IPv4 address), except what an operator explicitly allows with CIDRs.
+ *
+ * Ranges are matched by Node's `net.BlockList`. Addresses are parsed here only to give a `Cidr` its network
+ * number and canonical text, and to take the IPv4 address out of the IPv6 forms that carry one.
  */
-import { isIP } from 'node:net';
+import { BlockList, isIP, SocketAddress } from 'node:net';
 
 export interface Cidr {
   family: 4 | 6;
@@ -26,31 +29,33 @@ export interface BlockCheck {
   reason?: string;
 }
 
+type Family = 4 | 6;
+
 interface Address {
-  family: 4 | 6;
+  family: Family;
+  /** The address as an unsigned integer of 32 or 128 bits. */
   value: bigint;
+  /** Canonical text. */
+  text: string;
+  /** What `BlockList.check` takes; made once so each check does not parse the text again. */
+  socket: SocketAddress;
 }
 
-function bits(family: 4 | 6): number {
-  return family === 4 ? 32 : 128;
+const FAMILY_BITS = { 4: 32, 6: 128 } as const;
+/** `BlockList`'s name for each family. */
+const ADDRESS_TYPE = { 4: 'ipv4', 6: 'ipv6' } as const;
+
+function ipv4Value(text: string): bigint {
+  return text.split('.').reduce((value, octet) => (value << 8n) | BigInt(Number(octet)), 0n);
 }
 
-function parseIPv4(text: string): bigint {
-  let value = 0n;
-  for (const part of text.split('.')) value = (value << 8n) | BigInt(Number(part));
-  return value;
-}
-
-/** Parses a textual IP (no brackets, no zone) already validated by `isIP`. */
-function parseAddress(text: string): Address | undefined {
-  const family = isIP(text);
-  if (family === 4) return { family: 4, value: parseIPv4(text) };
-  if (family !== 6) return undefined;
+/** An IPv6 address already validated by `isIP` (no brackets, no zone) as a 128-bit integer. */
+function ipv6Value(text: string): bigint | undefined {
   let head = text;
   const lastColon = text.lastIndexOf(':');
   if (text.includes('.', lastColon)) {
     // A trailing dotted IPv4 (::ffff:1.2.3.4) stands for the last two groups.
-    const v4 = parseIPv4(text.slice(lastColon + 1));
+    const v4 = ipv4Value(text.slice(lastColon + 1));
     head = `${text.slice(0, lastColon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
   }
   const [left = '', right] = head.split('::');
@@ -59,9 +64,27 @@ function parseAddress(text: string): Address | undefined {
   const missing = 8 - leftGroups.length - rightGroups.length;
   const groups = right === undefined ? leftGroups : [...leftGroups, ...Array<string>(missing).fill('0'), ...rightGroups];
   if (groups.length !== 8) return undefined;
-  let value = 0n;
-  for (const g of groups) value = (value << 16n) | BigInt(parseInt(g, 16));
-  return { family: 6, value };
+  return groups.reduce((value, group) => (value << 16n) | BigInt(parseInt(group, 16)), 0n);
+}
+
+function formatAddress(family: Family, value: bigint): string {
+  if (family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
+  const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((shift) => ((value >> shift) & 0xffffn).toString(16));
+  // The WHATWG URL serialiser writes IPv6 hosts the RFC 5952 way (lower case, the first longest run of zero groups as "::").
+  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
+}
+
+function makeAddress(family: Family, value: bigint): Address {
+  const text = formatAddress(family, value);
+  return { family, value, text, socket: new SocketAddress({ address: text, family: ADDRESS_TYPE[family] }) };
+}
+
+/** Parses a textual IP (no brackets, no zone); undefined for anything `isIP` rejects. */
+function parseAddress(text: string): Address | undefined {
+  const family = isIP(text);
+  if (family !== 4 && family !== 6) return undefined;
+  const value = family === 4 ? ipv4Value(text) : ipv6Value(text);
+  return value === undefined ? undefined : makeAddress(family, value);
 }
 
 function stripHost(ip: string): string {
@@ -72,55 +95,20 @@ function stripHost(ip: string): string {
   return s;
 }
 
-function formatAddress(a: Address): string {
-  if (a.family === 4) return [24n, 16n, 8n, 0n].map((s) => String((a.value >> s) & 0xffn)).join('.');
-  const groups: number[] = [];
-  for (let s = 112n; s >= 0n; s -= 16n) groups.push(Number((a.value >> s) & 0xffffn));
-  // Longest run (>= 2) of zero groups becomes "::" (RFC 5952).
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestStart < 0) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
-}
-
-function mask(family: 4 | 6, prefix: number): bigint {
-  const width = BigInt(bits(family));
-  const all = (1n << width) - 1n;
-  return prefix === 0 ? 0n : (all << (width - BigInt(prefix))) & all;
-}
-
-function makeCidr(address: Address, prefix: number): Cidr {
-  const network = address.value & mask(address.family, prefix);
-  return { family: address.family, network, prefix, text: `${formatAddress({ family: address.family, value: network })}/${prefix}` };
-}
-
 function parseCidr(entry: string): Cidr {
   const slash = entry.indexOf('/');
-  const host = stripHost(slash >= 0 ? entry.slice(0, slash) : entry);
-  const address = parseAddress(host);
+  const address = parseAddress(stripHost(slash >= 0 ? entry.slice(0, slash) : entry));
   if (!address) throw new CidrError(entry);
-  const max = bits(address.family);
-  let prefix = max;
+  const bits = FAMILY_BITS[address.family];
+  let prefix: number = bits;
   if (slash >= 0) {
     const p = entry.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(p) || Number(p) > max) throw new CidrError(entry);
+    if (!/^\d{1,3}$/.test(p) || Number(p) > bits) throw new CidrError(entry);
     prefix = Number(p);
   }
-  return makeCidr(address, prefix);
+  const hostBits = BigInt(bits - prefix);
+  const network = (address.value >> hostBits) << hostBits;
+  return { family: address.family, network, prefix, text: `${formatAddress(address.family, network)}/${prefix}` };
 }
 
 /** Parses a comma- and/or whitespace-separated list of CIDRs or single addresses; throws `CidrError` naming a bad entry. */
@@ -131,63 +119,65 @@ export function parseCidrList(text: string): Cidr[] {
     .map(parseCidr);
 }
 
-function contains(cidr: Cidr, a: Address): boolean {
-  return cidr.family === a.family && (a.value & mask(a.family, cidr.prefix)) === cidr.network;
+/**
+ * A set of CIDRs, matched by `BlockList` with one list per family. A single `BlockList` would also match IPv4
+ * rules against IPv4-mapped IPv6 addresses and rules like `::ffff:0:0/96` or `::/0` against IPv4 addresses:
+ * an IPv6 allow entry would then let IPv4 addresses through, and a block reason would name the IPv6 form.
+ * IPv4 addresses inside IPv6 ones are taken out by `embeddedIPv4` and checked on their own instead.
+ */
+class CidrSet {
+  private readonly lists = { 4: new BlockList(), 6: new BlockList() };
+
+  constructor(cidrs: Iterable<Cidr>) {
+    for (const c of cidrs) this.lists[c.family].addSubnet(formatAddress(c.family, c.network), c.prefix, ADDRESS_TYPE[c.family]);
+  }
+
+  has(address: Address): boolean {
+    return this.lists[address.family].check(address.socket);
+  }
 }
 
-const BLOCKED: ReadonlyArray<readonly [Cidr, string]> = (
+/** Blocked ranges by the reason given for them; the first match names the reason, so more specific ranges come first. */
+const BLOCKED: ReadonlyArray<readonly [reason: string, set: CidrSet]> = (
   [
-    // IPv4 — most specific first, the first match names the reason.
-    ['169.254.169.254/32', 'metadata address'],
-    ['255.255.255.255/32', 'broadcast address'],
-    ['0.0.0.0/8', 'unspecified address'],
-    ['10.0.0.0/8', 'private address'],
-    ['100.64.0.0/10', 'carrier-grade NAT address'],
-    ['127.0.0.0/8', 'loopback address'],
-    ['169.254.0.0/16', 'link-local address'],
-    ['172.16.0.0/12', 'private address'],
-    ['192.0.0.0/24', 'reserved (IETF protocol) address'],
-    ['192.0.2.0/24', 'documentation address'],
-    ['192.168.0.0/16', 'private address'],
-    ['198.18.0.0/15', 'benchmarking address'],
-    ['198.51.100.0/24', 'documentation address'],
-    ['203.0.113.0/24', 'documentation address'],
-    ['224.0.0.0/4', 'multicast address'],
-    ['240.0.0.0/4', 'reserved address'],
-    // IPv6
-    ['fd00:ec2::254/128', 'metadata address'],
-    ['::/128', 'unspecified address'],
-    ['::1/128', 'loopback address'],
-    ['64:ff9b:1::/48', 'reserved (local translation) address'],
-    ['100::/64', 'reserved (discard) address'],
-    ['2001:db8::/32', 'documentation address'],
-    ['fc00::/7', 'private address'],
-    ['fe80::/10', 'link-local address'],
-    ['fec0::/10', 'private (site-local) address'],
-    ['ff00::/8', 'multicast address'],
+    ['metadata address', ['169.254.169.254/32', 'fd00:ec2::254/128']],
+    ['broadcast address', ['255.255.255.255/32']],
+    ['unspecified address', ['0.0.0.0/8', '::/128']],
+    ['private address', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']],
+    ['carrier-grade NAT address', ['100.64.0.0/10']],
+    ['loopback address', ['127.0.0.0/8', '::1/128']],
+    ['link-local address', ['169.254.0.0/16', 'fe80::/10']],
+    ['reserved (IETF protocol) address', ['192.0.0.0/24']],
+    ['documentation address', ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32']],
+    ['benchmarking address', ['198.18.0.0/15']],
+    ['multicast address', ['224.0.0.0/4', 'ff00::/8']],
+    ['reserved address', ['240.0.0.0/4']],
+    ['reserved (local translation) address', ['64:ff9b:1::/48']],
+    ['reserved (discard) address', ['100::/64']],
+    ['private (site-local) address', ['fec0::/10']],
   ] as const
-).map(([cidr, label]) => [parseCidr(cidr), label] as const);
+).map(([reason, ranges]) => [reason, new CidrSet(ranges.map(parseCidr))] as const);
 
-/** IPv6 forms that carry an IPv4 address a packet may end up at. */
-const EMBEDDING: ReadonlyArray<readonly [Cidr, (v: bigint) => bigint]> = [
-  [parseCidr('::ffff:0:0/96'), (v) => v & 0xffffffffn], // IPv4-mapped
-  [parseCidr('::ffff:0:0:0/96'), (v) => v & 0xffffffffn], // IPv4-translated (SIIT)
-  [parseCidr('64:ff9b::/96'), (v) => v & 0xffffffffn], // NAT64 well-known prefix
-  [parseCidr('::/96'), (v) => v & 0xffffffffn], // IPv4-compatible (deprecated); :: and ::1 are matched first
-  [parseCidr('2002::/16'), (v) => (v >> 80n) & 0xffffffffn], // 6to4
-];
+/** IPv6 forms that carry an IPv4 address a packet may end up at, by where that address sits in them. */
+const IPV4_IN_LOW_32_BITS = new CidrSet(
+  [
+    '::ffff:0:0/96', // IPv4-mapped
+    '::ffff:0:0:0/96', // IPv4-translated (SIIT)
+    '64:ff9b::/96', // NAT64 well-known prefix
+    '::/96', // IPv4-compatible (deprecated); :: and ::1 are not, see `embeddedIPv4`
+  ].map(parseCidr),
+);
+const IPV4_AFTER_16_BITS = new CidrSet([parseCidr('2002::/16')]); // 6to4
 
 function embeddedIPv4(a: Address): Address | undefined {
-  if (a.family !== 6 || a.value <= 1n) return undefined;
-  for (const [cidr, extract] of EMBEDDING) {
-    if (contains(cidr, a)) return { family: 4, value: extract(a.value) };
-  }
+  if (a.family !== 6 || a.value <= 1n) return undefined; // :: and ::1 are the unspecified and loopback addresses
+  if (IPV4_IN_LOW_32_BITS.has(a)) return makeAddress(4, a.value & 0xffffffffn);
+  if (IPV4_AFTER_16_BITS.has(a)) return makeAddress(4, (a.value >> 80n) & 0xffffffffn);
   return undefined;
 }
 
-function blockedLabel(a: Address): string | undefined {
-  for (const [cidr, label] of BLOCKED) if (contains(cidr, a)) return label;
-  return undefined;
+function blockedReason(a: Address): string | undefined {
+  return BLOCKED.find(([, set]) => set.has(a))?.[0];
 }
 
 /**
@@ -200,12 +190,14 @@ export function isBlockedAddress(ip: string, allow: readonly Cidr[]): BlockCheck
   const address = parseAddress(shown);
   if (!address) return { blocked: true, reason: `not an IP address "${ip}"` };
   const inner = embeddedIPv4(address);
-  if (allow.some((c) => contains(c, address) || (inner !== undefined && contains(c, inner)))) return { blocked: false };
-  const own = blockedLabel(address);
+  // Built per call: a BlockList is cheap next to a connection, and a cache would miss changes to a reused array.
+  const allowed = new CidrSet(allow);
+  if (allowed.has(address) || (inner !== undefined && allowed.has(inner))) return { blocked: false };
+  const own = blockedReason(address);
   if (own) return { blocked: true, reason: `${own} ${shown}` };
   if (inner) {
-    const label = blockedLabel(inner);
-    if (label) return { blocked: true, reason: `${label} ${formatAddress(inner)} (as ${shown})` };
+    const reason = blockedReason(inner);
+    if (reason) return { blocked: true, reason: `${reason} ${inner.text} (as ${shown})` };
   }
   return { blocked: false };
 }

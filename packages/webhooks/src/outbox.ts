@@ -1,8 +1,8 @@
 import type { Transaction } from '@quire/db';
-import { serializeDoc, uuid7, type DocController, type HookArgs, type HookName } from '@quire/documents';
+import { pythonJsonDumps } from '@quire/frappe-compat';
+import { serializeDoc, uuid7, type DocController, type HookArgs } from '@quire/documents';
 import { compileCondition } from './condition';
 import { insertEvent, replaceEvent, type NewEvent } from './events';
-import { pythonJsonDumps } from './signing';
 import { renderTemplate } from './template';
 
 /**
@@ -10,7 +10,7 @@ import { renderTemplate } from './template';
  * request it will send is built and written to `quire.webhook_events` inside the change's own
  * transaction — a rolled-back change sends nothing, a committed one is never lost. Within one
  * transaction a webhook fires once per document, with the document's last state (Frappe dedups
- * the same way). After commit, `onCommitted` wakes whatever delivers.
+ * the same way). After commit, the platform wakes whatever delivers (ChangeNotifier.webhookEventsWritten).
  */
 
 /** DocTypes whose changes never trigger webhooks (the webhook machinery itself). */
@@ -29,17 +29,12 @@ interface WebhookDefinition {
   condition: string | null;
   request_url: string;
   is_dynamic_url: number;
-  timeout: number;
+  timeout: number | null;
   request_method: string | null;
   request_structure: string | null;
   webhook_json: string | null;
   headers: Array<[string, string]>;
   data: Array<{ fieldname: string; key: string }>;
-}
-
-export interface CaptureOptions {
-  /** Called after a commit that wrote events, with their ids. */
-  onCommitted(tenant: string, ids: string[]): void;
 }
 
 interface TxMemo {
@@ -51,15 +46,14 @@ interface TxMemo {
 
 const memos = new WeakMap<Transaction, TxMemo>();
 
-function memoOf(tx: Transaction, tenant: string, options: CaptureOptions): TxMemo {
+function memoOf(args: HookArgs): TxMemo {
+  const { tx, ctx } = args;
   let memo = memos.get(tx);
   if (!memo) {
-    const fresh: TxMemo = { webhooks: new Map(), events: new Map(), committed: [] };
-    memos.set(tx, fresh);
-    tx.afterCommit(() => {
-      if (fresh.committed.length) options.onCommitted(tenant, fresh.committed);
-    });
-    memo = fresh;
+    memo = { webhooks: new Map(), events: new Map(), committed: [] };
+    memos.set(tx, memo);
+    // One wake-up per transaction, with every event it wrote (the list fills until commit).
+    ctx.changes.webhookEventsWritten(tx, ctx.tenant, memo.committed);
   }
   return memo;
 }
@@ -87,7 +81,7 @@ async function loadWebhooks(args: HookArgs, doctype: string): Promise<WebhookDef
   return rows.map((r) => ({
     ...r,
     event: r.webhook_docevent,
-    headers: headers.rows.filter((h) => h.parent === r.name && h.key && h.value).map((h) => [h.key!, h.value!] as [string, string]),
+    headers: headers.rows.flatMap((h): Array<[string, string]> => (h.parent === r.name && h.key && h.value ? [[h.key, h.value]] : [])),
     data: data.rows.filter((d) => d.parent === r.name).map((d) => ({ fieldname: d.fieldname, key: d.key })),
   }));
 }
@@ -114,7 +108,7 @@ async function buildRequest(w: WebhookDefinition, doc: Record<string, unknown>):
     try {
       data = JSON.parse(rendered) as unknown;
     } catch (e) {
-      throw new Error(`The JSON request body is not valid JSON after rendering: ${(e as Error).message}`);
+      throw new Error(`The JSON request body is not valid JSON after rendering: ${(e as Error).message}`, { cause: e });
     }
   } else {
     data = Object.fromEntries(w.data.map((d) => [d.key, doc[d.fieldname] ?? null]));
@@ -122,10 +116,10 @@ async function buildRequest(w: WebhookDefinition, doc: Record<string, unknown>):
   return { url, body: pythonJsonDumps(data) };
 }
 
-async function capture(args: HookArgs, event: WebhookEvent, options: CaptureOptions): Promise<void> {
+async function capture(args: HookArgs, event: WebhookEvent): Promise<void> {
   const { tx, ctx, meta, doc, flags } = args;
   if (flags.installing || meta.istable || SILENT.has(meta.name)) return;
-  const memo = memoOf(tx, ctx.tenant.name, options);
+  const memo = memoOf(args);
   let pending = memo.webhooks.get(meta.name);
   if (!pending) memo.webhooks.set(meta.name, (pending = loadWebhooks(args, meta.name)));
   const webhooks = (await pending).filter((w) => w.event === event);
@@ -153,7 +147,7 @@ async function capture(args: HookArgs, event: WebhookEvent, options: CaptureOpti
       method: w.request_method || 'POST',
       headers: w.headers,
       body: request?.body ?? '',
-      timeoutMs: Math.min(Math.max(Number(w.timeout) || 5, 1), MAX_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: Math.min(Math.max(w.timeout || 5, 1), MAX_TIMEOUT_SECONDS) * 1000,
       ...(error ? { error } : {}),
     };
     if (memo.events.has(key) && (await replaceEvent(tx, event_))) continue;
@@ -163,19 +157,16 @@ async function capture(args: HookArgs, event: WebhookEvent, options: CaptureOpti
   }
 }
 
-/** The controller (registered for every DocType) that writes webhook events into the outbox. */
-export function webhookCapture(options: CaptureOptions): DocController {
-  const on = (event: WebhookEvent) => (args: HookArgs) => capture(args, event, options);
-  const hooks: Partial<Record<HookName, (args: HookArgs) => Promise<void>>> = {
-    after_insert: on('after_insert'),
-    on_update: on('on_update'),
-    on_submit: on('on_submit'),
-    on_cancel: on('on_cancel'),
-    on_trash: on('on_trash'),
-    on_update_after_submit: on('on_update_after_submit'),
-    // Frappe raises on_change for every save but an insert.
-    on_change: (args) => (args.previous === undefined ? Promise.resolve() : capture(args, 'on_change', options)),
-  };
-  return hooks;
-}
+const on = (event: WebhookEvent) => (args: HookArgs) => capture(args, event);
 
+/** The controller (for every DocType: the frappe app's `docEvents['*']`) that writes webhook events into the outbox. */
+export const webhookCapture: DocController = {
+  after_insert: on('after_insert'),
+  on_update: on('on_update'),
+  on_submit: on('on_submit'),
+  on_cancel: on('on_cancel'),
+  on_trash: on('on_trash'),
+  on_update_after_submit: on('on_update_after_submit'),
+  // Frappe raises on_change for every save but an insert.
+  on_change: (args) => (args.previous === undefined ? Promise.resolve() : capture(args, 'on_change')),
+};

@@ -25,9 +25,10 @@ function connection(redisUrl: string) {
   return { url: redisUrl, maxRetriesPerRequest: null } as const;
 }
 
-/** The API side with Redis: enqueue each committed event at once. */
+/** The writing side with Redis (API, CLI): enqueue each committed event at once. */
 export class QueueProducer {
   private readonly queue: Queue<DeliveryJob>;
+  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(redisUrl: string) {
     this.queue = new Queue<DeliveryJob>(QUEUE_NAME, { connection: connection(redisUrl) });
@@ -35,14 +36,18 @@ export class QueueProducer {
   }
 
   /** Best effort: if Redis is down the events wait in Postgres for a sweep. */
-  notify(ids: string[]): void {
-    this.queue
+  notify(ids: readonly string[]): void {
+    const added = this.queue
       .addBulk(ids.map((id) => ({ name: 'deliver', data: { id }, opts: { jobId: jobId(id, 'new'), removeOnComplete: true, removeOnFail: true } })))
       .catch(() => {});
+    this.pending.add(added);
+    void added.finally(() => this.pending.delete(added));
   }
 
-  close(): Promise<void> {
-    return this.queue.close();
+  /** Waits for the jobs being added (a CLI command exits right after its write), then disconnects. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+    await this.queue.close();
   }
 }
 
@@ -172,7 +177,7 @@ export class InProcessRunner {
   }
 
   private schedule(): void {
-    msUntilNextDue(this.deps.db)
+    void msUntilNextDue(this.deps.db)
       .catch(() => undefined)
       .then((ms) => {
         if (this.closed || this.running) return;
@@ -188,8 +193,7 @@ export class InProcessRunner {
       if (due.length === 0) return;
       let index = 0;
       const lanes = Array.from({ length: Math.min(this.options.concurrency, due.length) }, async () => {
-        while (index < due.length) {
-          const next = due[index++]!;
+        for (let next = due[index++]; next !== undefined; next = due[index++]) {
           const p = deliverEvent(this.deps, next.id);
           this.inFlight.add(p);
           await p.catch((e: unknown) => this.options.onError?.(e)).finally(() => this.inFlight.delete(p));

@@ -4,6 +4,7 @@
  * render time and memory, and no file system (`include`, `render` and `layout` do not exist).
  */
 import { Liquid, type Context } from 'liquidjs';
+import { cstr, jsonStringify } from '@quire/frappe-compat';
 
 export class TemplateError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -30,7 +31,7 @@ function tojson(this: { context: Context }, value: unknown, indent?: unknown): s
   const space = typeof indent === 'number' && Number.isFinite(indent) ? Math.max(0, Math.min(10, indent)) : undefined;
   let text: string | undefined;
   try {
-    text = JSON.stringify(value === undefined ? null : value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), space);
+    text = jsonStringify(value === undefined ? null : value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), space);
   } catch (err) {
     throw new TemplateError(`tojson: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -53,7 +54,8 @@ function createEngine(): Liquid {
     dynamicPartials: false,
     cache: false,
   });
-  for (const tag of ['include', 'render', 'layout']) delete liquid.tags[tag];
+  // No tag may reach another template: drop those that would.
+  for (const tag of ['include', 'render', 'layout']) Reflect.deleteProperty(liquid.tags, tag);
   liquid.registerFilter('tojson', tojson);
   liquid.registerFilter('json', tojson);
   return liquid;
@@ -91,7 +93,7 @@ export async function renderTemplate(source: string, scope: Record<string, unkno
   const template = parse(source);
   try {
     const out: unknown = await engine.render(template, scope);
-    return typeof out === 'string' ? out : String(out ?? '');
+    return typeof out === 'string' ? out : cstr(out);
   } catch (err) {
     throw new TemplateError(`Template error: ${describeError(err)}`, { cause: err });
   }

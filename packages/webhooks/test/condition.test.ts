@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
+  cachedCondition,
   compileCondition,
   ConditionError,
   MAX_CONDITION_LENGTH,
@@ -534,5 +535,32 @@ describe('compileCondition: hostile input', () => {
     const err = compileError('(');
     expect(err).toBeInstanceOf(Error);
     expect(err.name).toBe('ConditionError');
+  });
+});
+
+describe('cachedCondition', () => {
+  it('compiles a source once and hands back the same test', () => {
+    const test = cachedCondition('doc.grand_total > 1000');
+    expect(cachedCondition('doc.grand_total > 1000')).toBe(test);
+    expect(test({ doc: { grand_total: 1001 } })).toBe(true);
+    expect(test({ doc: { grand_total: 999 } })).toBe(false);
+    expect(cachedCondition('doc.grand_total > 2000')).not.toBe(test);
+  });
+
+  it('throws like compileCondition for a condition that does not compile, every time', () => {
+    expect(() => cachedCondition('doc.status ==')).toThrow(ConditionError);
+    expect(() => cachedCondition('doc.status ==')).toThrow(/^Invalid Condition: unexpected end of condition/);
+  });
+
+  it('treats a blank condition as always true', () => {
+    expect(cachedCondition('  ')({ doc: {} })).toBe(true);
+  });
+});
+
+describe('compileCondition: repeating an empty sequence', () => {
+  it('answers at once however large the count', () => {
+    const started = Date.now();
+    expect(run('len([] * doc.n) == 0 and "" * doc.n == ""', { n: 1e300 })).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

@@ -115,6 +115,25 @@ describe('isBlockedAddress', () => {
   });
 });
 
+describe('isBlockedAddress: families stay apart (net.BlockList alone would mix them)', () => {
+  it('never lets an IPv6 allow entry admit an IPv4 address', () => {
+    for (const entry of ['::ffff:0:0/96', '::ffff:7f00:0/104', '::/0']) {
+      expect(isBlockedAddress('127.0.0.1', parseCidrList(entry))).toEqual({ blocked: true, reason: 'loopback address 127.0.0.1' });
+    }
+  });
+
+  it('names the embedded IPv4 address, not the IPv6 form, in the reason', () => {
+    expect(isBlockedAddress('::ffff:127.0.0.1', [])).toEqual({ blocked: true, reason: 'loopback address 127.0.0.1 (as ::ffff:127.0.0.1)' });
+  });
+
+  it('applies an IPv4 allow entry to every IPv6 form that embeds the address', () => {
+    const allow = parseCidrList('169.254.169.254/32');
+    for (const ip of ['::ffff:169.254.169.254', '::ffff:0:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '::169.254.169.254', '2002:a9fe:a9fe::1']) {
+      expect(isBlockedAddress(ip, allow)).toEqual({ blocked: false });
+    }
+  });
+});
+
 describe('parseCidrList', () => {
   it('parses CIDRs and single addresses separated by commas and/or whitespace', () => {
     const list = parseCidrList(' 127.0.0.1/32,10.0.0.0/8 ,\n 192.168.1.5\t::1  fe80::/10, [2001:db8::1]/64 ');

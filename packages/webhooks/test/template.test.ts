@@ -182,7 +182,7 @@ describe('renderTemplate', () => {
     expect(err.message).not.toContain('\n');
   });
 
-  it('refuses a template longer than the parse limit', async () => {
+  it('refuses a template longer than the parse limit', () => {
     const source = 'x'.repeat(TEMPLATE_PARSE_LIMIT + 1);
     expect(() => checkTemplate(source)).toThrow(/parse length limit exceeded/);
     expect(() => checkTemplate('x'.repeat(TEMPLATE_PARSE_LIMIT))).not.toThrow();

@@ -1,7 +1,10 @@
 import { DoesNotExistError } from '@quire/errors';
 import type { Platform } from '@quire/tenancy';
+import { requestId } from '@quire/http';
 import express, { type Express, type RequestHandler } from 'express';
+import './http/locals';
 import type { Logger } from 'pino';
+import type { PlatformConfig } from '@quire/config';
 import type { ApiConfig } from './config';
 import { formDict } from './http/form-dict';
 import { cors } from './middleware/cors';
@@ -9,7 +12,6 @@ import { csrf } from './middleware/csrf';
 import { authenticate } from './middleware/authenticate';
 import { bodyParsers } from './middleware/body';
 import { errorHandler } from './middleware/errors';
-import { requestId } from './middleware/request-id';
 import { resolveTenant } from './middleware/tenant';
 import { filesRouter } from './routes/files';
 import { callMethod, methodRouter } from './routes/method';
@@ -17,7 +19,7 @@ import { resourceRouter } from './routes/resource';
 
 export interface ApiAppOptions {
   platform: Platform;
-  config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'trustProxy' | 'maxFileSize'> & { production: boolean };
+  config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'maxFileSize'> & Pick<PlatformConfig, 'production' | 'trustProxy'>;
   logger: Logger;
   /**
    * Routers answered before the API's own (the auth service's /oauth, /.well-known and Frappe's
@@ -43,7 +45,7 @@ export function createApiApp({ platform, config, logger, before = [] }: ApiAppOp
   app.use(resolveTenant(platform));
   app.use(cors);
   app.use(bodyParsers(config.maxBodySize, config.maxFileSize));
-  app.use(authenticate(platform));
+  app.use(authenticate(platform, logger));
   app.use(csrf);
   app.use(filesRouter(platform));
 

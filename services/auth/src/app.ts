@@ -1,5 +1,6 @@
-import express, { Router, type Request, type Response } from 'express';
+import { Router } from 'express';
 import type { AuthContext } from './context';
+import { asyncRoute, formBody } from './http/request';
 import { introspectAccessToken, revokeAccessToken, userinfo } from './routes/access-tokens';
 import { refuseImplicit } from './routes/authorization';
 import { endSiteSessionOnSignOut } from './routes/end-session';
@@ -19,20 +20,15 @@ import type { ProviderRegistry } from './registry';
  */
 export function createAuthRouter(ctx: AuthContext, registry: ProviderRegistry): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '64kb' });
-  const run = (handler: (req: Request, res: Response) => Promise<boolean | void>) => (req: Request, res: Response, next: (e?: unknown) => void) =>
-    void handler(req, res).then((answered) => {
-      if (answered === false) next();
-    }, next);
 
   router.use(['/oauth', '/.well-known', ...FRAPPE_OAUTH_PATHS], resolveIssuer(ctx, registry));
 
   router.all('/oauth/auth', refuseImplicit(ctx));
-  router.post('/oauth/token', form, run((req, res) => applyTokenPolicy(ctx, req, res)));
-  router.post('/oauth/token/revocation', form, run((req, res) => revokeAccessToken(ctx, req, res, '')));
-  router.post('/oauth/token/introspection', form, run((req, res) => introspectAccessToken(ctx, req, res)));
-  router.all('/oauth/me', form, run((req, res) => userinfo(ctx, req, res)));
-  router.post('/oauth/session/end/confirm', form, endSiteSessionOnSignOut(ctx));
+  router.post('/oauth/token', formBody, asyncRoute((req, res) => applyTokenPolicy(ctx, req, res)));
+  router.post('/oauth/token/revocation', formBody, asyncRoute((req, res) => revokeAccessToken(ctx, req, res, '')));
+  router.post('/oauth/token/introspection', formBody, asyncRoute((req, res) => introspectAccessToken(ctx, req, res)));
+  router.all('/oauth/me', formBody, asyncRoute((req, res) => userinfo(ctx, req, res)));
+  router.post('/oauth/session/end/confirm', formBody, endSiteSessionOnSignOut(ctx));
   router.use(interactionRouter(ctx));
   router.use(frappeRouter(ctx));
 

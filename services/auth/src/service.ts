@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { healthz, listen, metricsEndpoint } from '@quire/http';
 import { activeGrantCount, purgeExpiredModels } from '@quire/oauth';
 import type { Platform } from '@quire/tenancy';
 import express, { type Router } from 'express';
@@ -72,13 +71,9 @@ export async function startAuthService(platform: Platform, config: AuthConfig, l
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', config.trustProxy);
-  app.get('/metrics', (_req, res, next) => {
-    mount.metrics.registry.metrics().then((text) => res.type(mount.metrics.registry.contentType).send(text), next);
-  });
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.set('trust proxy', config.platform.trustProxy);
+  app.get('/metrics', metricsEndpoint(mount.metrics.registry));
+  app.get('/healthz', healthz);
   app.use(mount.router);
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', error_description: 'Not an endpoint of the auth service' });
@@ -87,22 +82,13 @@ export async function startAuthService(platform: Platform, config: AuthConfig, l
     logger.error({ err }, 'auth service error');
     if (!res.headersSent) res.status(500).json({ error: 'server_error', error_description: 'An unexpected error occurred' });
   });
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, () => resolve());
-  });
+  const server = await listen(app, { port: config.port });
   return {
-    port: (server.address() as AddressInfo).port,
+    port: server.port,
     metrics: mount.metrics,
     async close() {
       mount.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await server.close();
     },
   };
 }

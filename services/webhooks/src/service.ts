@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen, operationsListener } from '@quire/http';
 import { makePrincipal } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { InProcessRunner, pendingCount, QueueWorker, type DeliveryDeps } from '@quire/webhooks';
@@ -10,8 +9,6 @@ import { WebhookMetrics } from './metrics';
 const ADMIN = makePrincipal('Administrator', ['Administrator', 'System Manager']);
 
 export interface WebhooksService {
-  /** Wakes in-process delivery for events just committed (no-op with Redis: the queue carries them). */
-  wake(): void;
   port: number;
   metrics: WebhookMetrics;
   close(): Promise<void>;
@@ -19,8 +16,8 @@ export interface WebhooksService {
 
 /**
  * `quire serve webhooks`: with REDIS_URL a BullMQ worker (any number of these processes), else an
- * in-process runner that sweeps the outbox. Both use the same delivery code; both serve /metrics
- * and /healthz on WEBHOOKS_PORT.
+ * in-process runner that sweeps the outbox and is woken by this process's own commits. Both use the
+ * same delivery code; both serve /metrics and /healthz on WEBHOOKS_PORT.
  */
 export async function startWebhooksService(platform: Platform, config: WebhooksConfig, logger: Logger, standalone = true): Promise<WebhooksService> {
   let worker: QueueWorker | undefined;
@@ -38,6 +35,7 @@ export async function startWebhooksService(platform: Platform, config: WebhooksC
   };
   const onError = (e: unknown) => logger.warn({ err: e }, 'webhook delivery problem');
   let runner: InProcessRunner | undefined;
+  let unsubscribe = (): void => {};
   if (config.redisUrl) {
     worker = new QueueWorker(deps, {
       redisUrl: config.redisUrl,
@@ -48,42 +46,19 @@ export async function startWebhooksService(platform: Platform, config: WebhooksC
     });
     worker.start();
   } else {
-    runner = new InProcessRunner(deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, onError });
-    runner.start();
+    const inProcess = new InProcessRunner(deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, onError });
+    unsubscribe = platform.changes.onWebhookEvents(() => inProcess.wake());
+    inProcess.start();
+    runner = inProcess;
   }
 
-  const server = http.createServer((req, res) => {
-    if (req.url === '/metrics') {
-      metrics.registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
-          res.end(text);
-        },
-        () => {
-          res.writeHead(500);
-          res.end();
-        },
-      );
-      return;
-    }
-    if (req.url === '/healthz') {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{"status":"ok"}');
-      return;
-    }
-    res.writeHead(404);
-    res.end();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port ?? (standalone ? 8001 : 0), () => resolve());
-  });
+  const server = await listen(operationsListener(metrics.registry), { port: config.port ?? (standalone ? 8001 : 0) });
   return {
-    wake: () => runner?.wake(),
-    port: (server.address() as AddressInfo).port,
+    port: server.port,
     metrics,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      unsubscribe();
+      await server.close();
       await runner?.close();
       await worker?.close();
     },

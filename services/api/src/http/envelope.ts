@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { FrappeError, InternalServerError } from '@quire/errors';
-import { pythonJson } from './python-json';
+import { pythonJsonDumps } from '@quire/frappe-compat';
 
 /**
  * Frappe's v1 error body (frappe/utils/response.py::report_error): `exc_type`, `exception` (the
@@ -17,11 +17,11 @@ export function errorEnvelope(err: unknown, production: boolean): ErrorEnvelope 
   const e = err instanceof FrappeError ? err : new InternalServerError(production ? 'Internal Server Error' : describe(err));
   const exception = e.message ? `frappe.exceptions.${e.excType}: ${e.message}` : `frappe.exceptions.${e.excType}`;
   const trace = production ? exception : `${(err instanceof Error && err.stack) || exception}`;
-  const body: Record<string, unknown> = { exc_type: e.excType, exception, exc: pythonJson([trace]) };
+  const body: Record<string, unknown> = { exc_type: e.excType, exception, exc: pythonJsonDumps([trace]) };
   if (e.messages.length > 0) {
     const excId = randomBytes(10).toString('hex');
-    body._server_messages = pythonJson(
-      e.messages.map((m) => pythonJson(m.raise_exception ? { ...m, __frappe_exc_id: excId } : m)),
+    body._server_messages = pythonJsonDumps(
+      e.messages.map((m) => pythonJsonDumps(m.raise_exception ? { ...m, __frappe_exc_id: excId } : m)),
     );
   }
   if (e.extra) Object.assign(body, e.extra);

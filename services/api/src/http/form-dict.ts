@@ -1,4 +1,5 @@
 import { ValidationError } from '@quire/errors';
+import { decodeJsonArg, mergeFormFields } from '@quire/frappe-compat';
 import type { Request } from 'express';
 
 export type FormDict = Record<string, unknown>;
@@ -20,27 +21,12 @@ export function formDict(req: Request): FormDict {
     throw new ValidationError('Invalid request arguments', { title: 'Invalid Request' });
   }
   const out: FormDict = {};
-  merge(out, req.query as Record<string, unknown>);
-  if (req.body !== null && typeof req.body === 'object' && !Buffer.isBuffer(req.body)) merge(out, req.body as Record<string, unknown>);
+  mergeFormFields(out, req.query as Record<string, unknown>);
+  if (req.body !== null && typeof req.body === 'object' && !Buffer.isBuffer(req.body)) mergeFormFields(out, req.body as Record<string, unknown>);
   delete out._;
   return out;
 }
 
-function merge(into: FormDict, from: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(from)) {
-    if (key.endsWith('[]')) into[key.slice(0, -2)] = Array.isArray(value) ? value : [value];
-    else into[key] = Array.isArray(value) ? value[0] : value;
-  }
-}
-
-/** Parses a JSON text parameter; malformed JSON is a 417 naming the parameter (Frappe: a 500). */
-export function parseJsonParam(name: string, value: string): unknown {
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    throw new ValidationError(`Invalid JSON in ${name}`, { title: 'Invalid Request' });
-  }
-}
 
 /**
  * The document in a create/update request (get_request_form_data): the `data` field (JSON) when
@@ -49,10 +35,10 @@ export function parseJsonParam(name: string, value: string): unknown {
 export function requestDocument(req: Request, fd: FormDict): Record<string, unknown> {
   let data: unknown = fd.data;
   if (data === undefined) {
-    if (typeof req.body === 'string') data = req.body.trim() === '' ? {} : parseJsonParam('the request body', req.body);
+    if (typeof req.body === 'string') data = req.body.trim() === '' ? {} : decodeJsonArg('the request body', req.body);
     else data = fd;
   } else if (typeof data === 'string') {
-    data = parseJsonParam('data', data);
+    data = decodeJsonArg('data', data);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new ValidationError('The document must be a JSON object', { title: 'Invalid Request' });

@@ -1,14 +1,24 @@
+import type { UploadedFile } from '@quire/apps';
+import type { ActiveSession } from '@quire/auth';
 import type { Principal } from '@quire/permissions';
-import type { Tenant } from '@quire/tenancy';
-import type { Response } from 'express';
 
-/** What the middlewares establish for a request, in order: its id, its tenant, its caller. */
-export interface RequestLocals {
-  requestId: string;
-  tenant: Tenant;
-  principal: Principal;
+/**
+ * What the API's middlewares leave on `res.locals` for a request, in order, besides its id and
+ * tenant (@quire/http): its caller, its session, its uploaded files.
+ */
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- express types request state through this global namespace
+  namespace Express {
+    interface Locals {
+      principal: Principal;
+      /** The cookie session the caller resumed, if any. */
+      session?: ActiveSession;
+      /** Keys added to every JSON body of this response (Frappe's `session_expired`). */
+      bodyExtras?: Record<string, unknown>;
+      /** multipart uploads, buffered. */
+      files?: UploadedFile[];
+    }
+  }
 }
 
-export function locals(res: Response): RequestLocals {
-  return res.locals as RequestLocals;
-}
+export {};

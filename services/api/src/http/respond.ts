@@ -7,7 +7,7 @@ const NO_STORE = 'no-store,no-cache,must-revalidate,max-age=0';
  * middleware added for every response (e.g. `session_expired`) are merged in.
  */
 export function sendJson(res: Response, status: number, body: Record<string, unknown>): void {
-  const extras = res.locals.bodyExtras as Record<string, unknown> | undefined;
+  const extras = res.locals.bodyExtras;
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', NO_STORE);

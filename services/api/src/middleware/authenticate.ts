@@ -1,10 +1,11 @@
-import type { ActiveSession } from '@quire/auth';
+import { SESSION_COOKIES, type ActiveSession } from '@quire/auth';
 import { AuthenticationError } from '@quire/errors';
 import { GUEST, GUEST_PRINCIPAL, type Principal } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Passport } from 'passport';
-import { clearCookie, requestCookies, SESSION_COOKIES } from '../http/cookies';
+import { clearCookie, requestCookies } from '@quire/http';
+import type { Logger } from 'pino';
 import { BasicStrategy, TokenStrategy } from '../strategies/api-key';
 import { BearerStrategy } from '../strategies/bearer';
 import { SessionStrategy } from '../strategies/session';
@@ -16,11 +17,11 @@ import { SessionStrategy } from '../strategies/session';
  * (or parameter) resumes a login session; otherwise the caller is Guest. An explicit
  * Authorization header wins over a cookie.
  */
-export function authenticate(platform: Platform): RequestHandler {
+export function authenticate(platform: Platform, logger: Logger): RequestHandler {
   const passport = new Passport();
   passport.use(new TokenStrategy(platform));
   passport.use(new BasicStrategy(platform));
-  passport.use(new BearerStrategy(platform));
+  passport.use(new BearerStrategy(platform, logger));
   passport.use(new SessionStrategy(platform));
   const byScheme = new Map<string, RequestHandler>(
     ['token', 'basic', 'bearer'].map((scheme) => [scheme, passport.authenticate(scheme, { session: false, assignProperty: 'principal' }) as RequestHandler]),

@@ -1,4 +1,3 @@
-import type { Tenant } from '@quire/tenancy';
 import type { NextFunction, Request, Response } from 'express';
 
 /**
@@ -8,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
  */
 export function cors(req: Request, res: Response, next: NextFunction): void {
   const origin = req.headers.origin;
-  const tenant = res.locals.tenant as Tenant;
+  const tenant = res.locals.tenant;
   if (origin && allowed(tenant, origin)) {
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Allow-Credentials', 'true');
@@ -29,7 +28,7 @@ export function cors(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-function allowed(tenant: Tenant, origin: string): boolean {
+function allowed(tenant: Response['locals']['tenant'], origin: string): boolean {
   const rule = tenant.config.allow_cors;
   if (!rule) return false;
   const list = Array.isArray(rule) ? rule : [rule];

@@ -1,4 +1,3 @@
-import type { ActiveSession } from '@quire/auth';
 import { CSRFTokenError } from '@quire/errors';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -10,7 +9,7 @@ const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
  * authentication carry no cookie session, so this never applies to them.
  */
 export function csrf(req: Request, res: Response, next: NextFunction): void {
-  const session = res.locals.session as ActiveSession | undefined;
+  const session = res.locals.session;
   if (!session?.csrfToken || !UNSAFE.has(req.method)) {
     next();
     return;

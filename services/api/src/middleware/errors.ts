@@ -1,8 +1,9 @@
+import { SESSION_COOKIES } from '@quire/auth';
 import { DoesNotExistError, FrappeError, ValidationError } from '@quire/errors';
+import { clearCookie } from '@quire/http';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import { clearCookie, SESSION_COOKIES } from '../http/cookies';
 import { errorEnvelope } from '../http/envelope';
 import { sendJson } from '../http/respond';
 

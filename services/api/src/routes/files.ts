@@ -3,7 +3,6 @@ import { checkDownload, contentTypeOf, fileKey, fileUrlOf, isSafeFileName, isScr
 import { GUEST } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
-import { locals } from '../http/locals';
 
 /**
  * Uploaded files (frappe/app.py, frappe/utils/response.py::download_private_file):
@@ -40,7 +39,7 @@ export function filesRouter(platform: Platform): Router {
   const serve = (isPrivate: boolean) => async (req: Request, res: Response) => {
     const name = fileName(req);
     if (name === undefined) throw notFound();
-    const { tenant, principal } = locals(res);
+    const { tenant, principal } = res.locals;
     if (isPrivate && principal.user === GUEST) {
       throw new PermissionError('You need to be logged in to access this file', { title: 'Not Permitted' });
     }

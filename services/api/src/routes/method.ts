@@ -1,11 +1,10 @@
-import type { MethodArgs, MethodContext, MethodResponse, MethodSettings, UploadedFile, WhitelistedMethod } from '@quire/apps';
+import type { MethodArgs, MethodContext, MethodResponse, MethodSettings, WhitelistedMethod } from '@quire/apps';
 import { PermissionError, ValidationError, type FrappeError } from '@quire/errors';
+import { mergeFormFields, pythonJsonDumps } from '@quire/frappe-compat';
+import { clearCookie, setCookie } from '@quire/http';
 import { GUEST, isScopeRestricted } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
-import { clearCookie, setCookie } from '../http/cookies';
-import { pythonJson } from '../http/python-json';
-import { locals } from '../http/locals';
 import { sendJson } from '../http/respond';
 import { sessionId } from '../middleware/authenticate';
 
@@ -43,16 +42,10 @@ const DROPPED = new Set(['cmd', 'ignore_permissions', 'flags', 'sid', 'csrf_toke
  */
 export function methodArgs(req: Request): MethodArgs {
   const args: MethodArgs = {};
-  const add = (from: Record<string, unknown>) => {
-    for (const [key, value] of Object.entries(from)) {
-      if (key.endsWith('[]')) args[key.slice(0, -2)] = Array.isArray(value) ? value : [value];
-      else args[key] = Array.isArray(value) && from === req.query ? value[0] : value;
-    }
-  };
-  add(req.query as Record<string, unknown>);
+  mergeFormFields(args, req.query as Record<string, unknown>);
   const body: unknown = req.body;
   if (Array.isArray(body)) args.data = body;
-  else if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) add(body as Record<string, unknown>);
+  else if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) mergeFormFields(args, body as Record<string, unknown>, { keepRepeated: true });
   else if (body !== undefined && typeof req.is('application/json') === 'string') {
     throw new ValidationError('Invalid request arguments', { title: 'Invalid Request' });
   }
@@ -75,7 +68,7 @@ function responder(req: Request, res: Response, resultKey: 'message' | 'data'): 
     response,
     finish(result) {
       const body: Record<string, unknown> = result === undefined || result === null ? { ...extras } : { [resultKey]: result, ...extras };
-      if (messages.length > 0) body._server_messages = pythonJson(messages.map((m) => pythonJson(m)));
+      if (messages.length > 0) body._server_messages = pythonJsonDumps(messages.map((m) => pythonJsonDumps(m)));
       sendJson(res, status, body);
     },
   };
@@ -88,7 +81,7 @@ export async function callMethod(deps: MethodDependencies, cmd: string, req: Req
     if (platform.apps.functions.has(path)) throw notWhitelisted(path);
     throw new ValidationError(`Failed to get method for command ${cmd} with No module or function named ${cmd}`, { title: 'Message' });
   }
-  const { tenant, principal } = locals(res);
+  const { principal } = res.locals;
   if (principal.user === GUEST && !method.allowGuest) throw notWhitelisted(path);
   // An OAuth token limited by scopes may call only methods whose checks apply those scopes.
   if (isScopeRestricted(principal) && !method.allowScopedTokens) {
@@ -107,7 +100,7 @@ export async function methodContext(
   res: Response,
   resultKey: 'message' | 'data' = 'message',
 ): Promise<{ ctx: MethodContext; finish(result: unknown): void }> {
-  const { tenant, principal } = locals(res);
+  const { tenant, principal } = res.locals;
   const doc = await deps.platform.context(tenant, principal);
   const { response, finish } = responder(req, res, resultKey);
   const ctx: MethodContext = {
@@ -117,7 +110,7 @@ export async function methodContext(
     request: {
       ip: req.ip ?? '127.0.0.1',
       headers: req.headers as Record<string, string | undefined>,
-      files: (res.locals.files as UploadedFile[] | undefined) ?? [],
+      files: res.locals.files ?? [],
       sessionId: sessionId(req),
     },
     response,

@@ -2,11 +2,9 @@ import { deleteDoc, getDoc, getList, insertDoc, serializeDoc, updateDoc } from '
 import { docMethodOf } from '@quire/apps';
 import { DoesNotExistError, MethodNotAllowed, PermissionError, ValidationError } from '@quire/errors';
 import { hasPermission, permittedLevels } from '@quire/permissions';
-import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { formDict, parseJsonParam, requestDocument, type FormDict } from '../http/form-dict';
-import { locals } from '../http/locals';
+import { formDict, requestDocument, type FormDict } from '../http/form-dict';
 import { sendJson } from '../http/respond';
 import { methodArgs, methodContext, type MethodDependencies } from './method';
 
@@ -18,19 +16,6 @@ import { methodArgs, methodContext, type MethodDependencies } from './method';
 const doctypeParams = z.object({ doctype: z.string().min(1).max(140) });
 const docParams = doctypeParams.extend({ name: z.array(z.string()).min(1) });
 
-/** List parameters Frappe reads; JSON ones are decoded here so malformed JSON is a clean 417. */
-const LIST_KEYS = ['fields', 'filters', 'or_filters', 'order_by', 'group_by', 'limit_start', 'limit_page_length', 'limit', 'as_dict', 'parent'] as const;
-const JSON_KEYS = new Set(['fields', 'filters', 'or_filters']);
-
-function listParams(fd: FormDict): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const key of LIST_KEYS) {
-    const v = fd[key];
-    if (v === undefined) continue;
-    params[key] = JSON_KEYS.has(key) && typeof v === 'string' && v.trim() !== '*' && v.trim() !== '' ? parseJsonParam(key, v) : v;
-  }
-  return params;
-}
 
 /** Names are percent-decoded per segment by the router, then re-joined: `ACC/0001` and `ACC%2F0001` are one name. */
 function docName(req: Request): { doctype: string; name: string } {
@@ -43,7 +28,7 @@ export function resourceRouter(deps: MethodDependencies): Router {
   const { platform, settings } = deps;
   const router = Router({ strict: false });
 
-  const context = (res: Response) => platform.context(locals(res).tenant, locals(res).principal);
+  const context = (res: Response) => platform.context(res.locals.tenant, res.locals.principal);
 
   async function respondDoc(res: Response, doctype: string, doc: Record<string, unknown>): Promise<void> {
     const ctx = await context(res);
@@ -54,7 +39,7 @@ export function resourceRouter(deps: MethodDependencies): Router {
   router.get('/:doctype', async (req, res) => {
     const { doctype } = doctypeParams.parse(req.params);
     const ctx = await context(res);
-    const data = await getList(ctx, doctype, listParams(formDict(req)), settings.maxPageLength);
+    const data = await getList(ctx, doctype, formDict(req), settings.maxPageLength);
     sendJson(res, 200, { data });
   });
 

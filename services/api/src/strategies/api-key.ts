@@ -1,8 +1,8 @@
 import { AuthenticationError, InvalidAuthorizationToken } from '@quire/errors';
+import { parseBasicCredentials } from '@quire/http';
 import type { Platform } from '@quire/tenancy';
 import type { Request } from 'express';
 import { Strategy } from 'passport-strategy';
-import { locals } from '../http/locals';
 
 /**
  * Frappe's API key authentication (frappe/auth.py::validate_auth_via_api_keys):
@@ -30,34 +30,28 @@ abstract class ApiKeyStrategy extends Strategy {
       this.error(new AuthenticationError('', { silent: true }));
       return;
     }
-    const res = req.res!;
-    this.platform.apiKeys.authenticate(locals(res).tenant, pair[0], pair[1]).then(
+    this.platform.apiKeys.authenticate(req.res!.locals.tenant, pair[0], pair[1]).then(
       (principal) => (principal ? this.success(principal) : this.error(new AuthenticationError('', { silent: true }))),
       (e: unknown) => this.error(e as Error),
     );
   }
 }
 
-function split(decoded: string): [string, string] | undefined {
-  const colon = decoded.indexOf(':');
-  if (colon <= 0) return undefined;
-  return [decoded.slice(0, colon), decoded.slice(colon + 1)];
-}
-
 export class TokenStrategy extends ApiKeyStrategy {
   name = 'token';
-  protected credentials(value: string) {
-    return split(value);
+  protected credentials(value: string): [string, string] | undefined {
+    const colon = value.indexOf(':');
+    return colon <= 0 ? undefined : [value.slice(0, colon), value.slice(colon + 1)];
   }
 }
 
 export class BasicStrategy extends ApiKeyStrategy {
   name = 'basic';
-  protected credentials(value: string) {
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value) || Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') !== value.replace(/=+$/, '')) {
+  protected credentials(value: string): [string, string] | undefined {
+    const basic = parseBasicCredentials(value);
+    if (basic === 'malformed') {
       throw new InvalidAuthorizationToken('Failed to decode token, please provide a valid base64-encoded token.', { title: 'Invalid Token' });
     }
-    return split(decoded);
+    return basic && [basic.user, basic.password];
   }
 }

@@ -2,7 +2,6 @@ import type { ActiveSession } from '@quire/auth';
 import type { Platform } from '@quire/tenancy';
 import type { Request } from 'express';
 import { Strategy } from 'passport-strategy';
-import { locals } from '../http/locals';
 
 /**
  * Cookie sessions (frappe/auth.py::LoginManager resuming `sid`): the `sid` cookie, or a `sid`
@@ -18,7 +17,7 @@ export class SessionStrategy extends Strategy {
 
   override authenticate(req: Request): void {
     const sid = (req as Request & { sid?: string }).sid ?? '';
-    this.platform.sessions.authenticate(locals(req.res!).tenant, sid).then(
+    this.platform.sessions.authenticate(req.res!.locals.tenant, sid).then(
       (session: ActiveSession | undefined) => (session ? this.success(session) : this.pass()),
       (e: unknown) => this.error(e as Error),
     );

@@ -1,16 +1,18 @@
-import type { Tenant } from '@quire/tenancy';
-import type { Request, Response } from 'express';
+import { authorizationOf, parseBasicCredentials } from '@quire/http';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type Provider from 'oidc-provider';
 
-/** What the issuer middleware (routes/issuer.ts) leaves for every later handler. */
-export interface IssuerLocals {
-  tenant: Tenant;
-  origin: string;
-  provider: Provider;
-}
-
-export function issuerOf(res: Response): IssuerLocals {
-  return res.locals as IssuerLocals;
+/** What the issuer middleware (routes/issuer.ts) leaves for every later handler, besides the tenant. */
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- express types request state through this global namespace
+  namespace Express {
+    interface Locals {
+      /** The issuer's origin (scheme and host the tenant was reached at). */
+      origin: string;
+      /** The tenant's oidc-provider for that origin. */
+      provider: Provider;
+    }
+  }
 }
 
 /** An OAuth error body (RFC 6749 §5.2), never cached. */
@@ -18,7 +20,21 @@ export function oauthError(res: Response, status: number, error: string, descrip
   res.status(status).set('Cache-Control', 'no-store').json({ error, error_description: description });
 }
 
-/** A form's fields (bodies are parsed by express.urlencoded before these handlers). */
+/** The form parser of every auth endpoint that reads its body (forms are small). */
+export const formBody = express.urlencoded({ extended: false, limit: '64kb' });
+
+/**
+ * An async handler as express middleware: errors go to `next(e)`; a handler that resolves `false`
+ * did not answer, and the request goes on (to oidc-provider).
+ */
+export function asyncRoute(handler: (req: Request, res: Response) => Promise<boolean | void>): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) =>
+    void handler(req, res).then((answered) => {
+      if (answered === false) next();
+    }, next);
+}
+
+/** A form's fields (bodies are parsed by formBody before these handlers). */
 export function formOf(req: Request): Record<string, unknown> {
   return (req.body ?? {}) as Record<string, unknown>;
 }
@@ -32,22 +48,14 @@ function decode(text: string): string {
   }
 }
 
-export function cookies(req: Request): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) out[part.slice(0, eq).trim()] = decode(part.slice(eq + 1).trim());
-  }
-  return out;
-}
-
 /** Client id and secret from Basic auth (RFC 6749 §2.3.1: form-encoded, then base64) or the form. */
 export function clientCredentials(req: Request): { id?: string; secret?: string } {
-  const auth = req.headers.authorization ?? '';
-  if (/^basic /i.test(auth)) {
-    const decoded = Buffer.from(auth.slice(6), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon > 0) return { id: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) };
+  const basic = authorizationOf(req.headers.authorization, 'basic');
+  if (basic !== undefined) {
+    const credentials = parseBasicCredentials(basic);
+    // Malformed Basic credentials authenticate no one (the provider answers invalid_client).
+    if (typeof credentials !== 'object') return {};
+    return { id: decode(credentials.user), secret: decode(credentials.password) };
   }
   const body = formOf(req);
   return {

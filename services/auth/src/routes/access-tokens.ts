@@ -4,7 +4,7 @@ import { findAccount } from '../account';
 import { tenantStore } from '../adapter';
 import { authenticateClient } from '../clients';
 import type { AuthContext } from '../context';
-import { clientCredentials, formOf, issuerOf, oauthError } from '../http/request';
+import { clientCredentials, formOf, oauthError } from '../http/request';
 import { readAccessToken } from '../jwt';
 
 /**
@@ -16,7 +16,7 @@ import { readAccessToken } from '../jwt';
 const isJwt = (token: string) => token.split('.').length === 3;
 
 async function authenticatedClient(ctx: AuthContext, req: Request, res: Response): Promise<string | undefined> {
-  const client = await authenticateClient(tenantStore(ctx.platform, issuerOf(res).tenant), clientCredentials(req));
+  const client = await authenticateClient(tenantStore(ctx.platform, res.locals.tenant), clientCredentials(req));
   if (!client) {
     ctx.metrics.refused('invalid_client');
     oauthError(res, 401, 'invalid_client', 'client authentication failed');
@@ -30,7 +30,7 @@ export async function revokeAccessToken(ctx: AuthContext, req: Request, res: Res
   if (!isJwt(token)) return false;
   const client = await authenticatedClient(ctx, req, res);
   if (!client) return true;
-  const { tenant } = issuerOf(res);
+  const { tenant } = res.locals;
   // RFC 7009 §2.2: an invalid, expired or already revoked token, or another client's, is answered 200 too.
   const claims = await readAccessToken(ctx.platform, tenant, token, req.hostname);
   if (claims && claims.clientId === client) {
@@ -51,7 +51,7 @@ export async function introspectAccessToken(ctx: AuthContext, req: Request, res:
   const token = String(formOf(req).token ?? '');
   if (!isJwt(token)) return false;
   if (!(await authenticatedClient(ctx, req, res))) return true;
-  const { tenant } = issuerOf(res);
+  const { tenant } = res.locals;
   const claims = await readAccessToken(ctx.platform, tenant, token, req.hostname);
   res.set('Cache-Control', 'no-store');
   if (!claims) {
@@ -77,7 +77,7 @@ const EMAIL_CLAIMS = ['email', 'email_verified'];
 
 /** OpenID Connect userinfo: the claims of the identity scopes the token was granted with. */
 export async function userinfo(ctx: AuthContext, req: Request, res: Response): Promise<void> {
-  const { tenant } = issuerOf(res);
+  const { tenant } = res.locals;
   const auth = req.headers.authorization ?? '';
   const token = /^bearer /i.test(auth) ? auth.slice(7).trim() : '';
   const claims = token ? await readAccessToken(ctx.platform, tenant, token, req.hostname) : undefined;

@@ -1,7 +1,8 @@
-import { deleteSession, hashSessionId } from '@quire/auth';
+import { endSession } from '@quire/auth';
+import { requestCookies } from '@quire/http';
 import type { RequestHandler } from 'express';
 import type { AuthContext } from '../context';
-import { cookies, formOf, issuerOf } from '../http/request';
+import { formOf } from '../http/request';
 
 /**
  * Signing out at the issuer (RP-initiated logout, confirmed on its page) also ends the site
@@ -9,18 +10,12 @@ import { cookies, formOf, issuerOf } from '../http/request';
  */
 export function endSiteSessionOnSignOut({ platform, logger }: AuthContext): RequestHandler {
   return (req, res, next) => {
-    const { tenant } = issuerOf(res);
-    const sid = cookies(req).sid;
+    const { tenant } = res.locals;
+    const sid = requestCookies(req).sid;
     if (formOf(req).logout === 'yes' && sid && sid !== 'Guest') {
       res.once('finish', () => {
         if (res.statusCode < 300 || res.statusCode >= 400) return; // refused: its xsrf check failed
-        const sidHash = hashSessionId(sid);
-        platform.db
-          .transaction(async (tx) => {
-            await deleteSession(tx, tenant, sidHash);
-            await platform.changes.sessionChanged(tx, tenant, sidHash);
-          })
-          .catch((e: unknown) => logger.warn({ err: e }, 'could not end the site session at sign-out'));
+        endSession(platform.db, tenant, platform.changes, sid).catch((e: unknown) => logger.warn({ err: e }, 'could not end the site session at sign-out'));
       });
     }
     next();

@@ -1,6 +1,6 @@
-import express, { Router, type Request, type Response } from 'express';
+import { Router, type Response } from 'express';
 import type { AuthContext } from '../context';
-import { formSecretToBasic } from '../http/request';
+import { asyncRoute, formBody, formSecretToBasic } from '../http/request';
 import { introspectAccessToken, revokeAccessToken, userinfo } from './access-tokens';
 import { forwardToProvider } from './issuer';
 import { applyTokenPolicy } from './token';
@@ -29,9 +29,6 @@ function answerEmptyObject(res: Response): void {
 
 export function frappeRouter(ctx: AuthContext): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '64kb' });
-  const run = (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: (e?: unknown) => void) =>
-    void handler(req, res).catch(next);
 
   router.get(at('authorize'), (req, res) => {
     const query = new URLSearchParams(req.query as Record<string, string>).toString();
@@ -40,16 +37,16 @@ export function frappeRouter(ctx: AuthContext): Router {
   router.get(at('openid_configuration'), (req, res) => forwardToProvider(req, res, '/.well-known/openid-configuration'));
   router.post(
     at('get_token'),
-    form,
-    run(async (req, res) => {
+    formBody,
+    asyncRoute(async (req, res) => {
       formSecretToBasic(req);
       if (!(await applyTokenPolicy(ctx, req, res))) forwardToProvider(req, res, '/oauth/token');
     }),
   );
   router.post(
     at('revoke_token'),
-    form,
-    run(async (req, res) => {
+    formBody,
+    asyncRoute(async (req, res) => {
       if (await revokeAccessToken(ctx, req, res, '{}')) return;
       formSecretToBasic(req);
       answerEmptyObject(res);
@@ -58,13 +55,13 @@ export function frappeRouter(ctx: AuthContext): Router {
   );
   router.all(
     at('introspect_token'),
-    form,
-    run(async (req, res) => {
+    formBody,
+    asyncRoute(async (req, res) => {
       if (await introspectAccessToken(ctx, req, res)) return;
       formSecretToBasic(req);
       forwardToProvider(req, res, '/oauth/token/introspection');
     }),
   );
-  router.all(at('openid_profile'), run((req, res) => userinfo(ctx, req, res)));
+  router.all(at('openid_profile'), asyncRoute((req, res) => userinfo(ctx, req, res)));
   return router;
 }

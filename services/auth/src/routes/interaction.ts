@@ -1,12 +1,14 @@
 import { authenticatePassword, createSession, loadPrincipal } from '@quire/auth';
 import { FrappeError } from '@quire/errors';
+import { recordLogin } from '@quire/documents';
+import { requestCookies, setCookie } from '@quire/http';
 import type { Tenant } from '@quire/tenancy';
 import express, { Router, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { clientRoles, readClient, tenantStore, type TenantStore } from '../adapter';
 import type { AuthContext } from '../context';
 import { csrfValid, issueCsrfToken } from '../http/csrf';
-import { cookies, formOf, issuerOf } from '../http/request';
+import { formOf } from '../http/request';
 import { consentPage, errorPage, loginPage } from '../pages';
 import { describeScope, isOidcScope } from '../scopes';
 
@@ -40,7 +42,7 @@ async function rolesAllow(store: TenantStore, clientId: string, user: string): P
 }
 
 async function details(req: Request, res: Response, prompt?: 'login' | 'consent'): Promise<Details | undefined> {
-  const found = await issuerOf(res)
+  const found = await res.locals
     .provider.interactionDetails(req, res)
     .catch(() => undefined);
   return found && (!prompt || found.prompt.name === prompt) ? found : undefined;
@@ -48,7 +50,7 @@ async function details(req: Request, res: Response, prompt?: 'login' | 'consent'
 
 /** Records the consent to what the request asked for and sends the browser on. */
 async function grantAndFinish(req: Request, res: Response, accountId: string, d: Details): Promise<void> {
-  const { provider } = issuerOf(res);
+  const { provider } = res.locals;
   const clientId = String(d.params.client_id);
   const grant = (d.grantId ? await provider.Grant.find(d.grantId) : undefined) ?? new provider.Grant({ accountId, clientId });
   const missing = d.prompt.details as MissingGrants;
@@ -68,7 +70,7 @@ export function interactionRouter(ctx: AuthContext): Router {
   async function show(req: Request, res: Response): Promise<void> {
     const d = await details(req, res);
     if (!d) return page(res, 400, errorPage('invalid_request', EXPIRED));
-    const { provider, tenant } = issuerOf(res);
+    const { provider, tenant } = res.locals;
     const store = storeOf(tenant);
     const clientId = String(d.params.client_id);
     const client = await readClient(store, clientId);
@@ -77,7 +79,7 @@ export function interactionRouter(ctx: AuthContext): Router {
     const action = `/oauth/interaction/${d.uid}`;
 
     if (d.prompt.name === 'login') {
-      const sid = cookies(req).sid;
+      const sid = requestCookies(req).sid;
       const session = sid && sid !== 'Guest' ? await platform.sessions.authenticate(tenant, sid) : undefined;
       if (session && (await rolesAllow(store, clientId, session.principal.user))) {
         await provider.interactionFinished(req, res, { login: { accountId: session.principal.user } }, { mergeWithLastSubmission: false });
@@ -100,7 +102,7 @@ export function interactionRouter(ctx: AuthContext): Router {
     const d = await details(req, res, 'login');
     if (!d) return page(res, 400, errorPage('invalid_request', EXPIRED));
     if (!csrfValid(req)) return page(res, 403, errorPage('invalid_request', FORGED));
-    const { provider, tenant } = issuerOf(res);
+    const { provider, tenant } = res.locals;
     const store = storeOf(tenant);
     const clientId = String(d.params.client_id);
     const body = formOf(req);
@@ -119,10 +121,10 @@ export function interactionRouter(ctx: AuthContext): Router {
       return;
     }
     // The same session /api/method/login opens, so the user stays signed in to the site.
+    await recordLogin(platform.db, { meta: await platform.metas.get(tenant) }, user.user, req.ip ?? '127.0.0.1');
     const session = await createSession(platform.db, tenant, user.user, { ip: req.ip ?? '127.0.0.1', device: 'desktop', expirySeconds: platform.sessionExpirySeconds });
-    const secure = req.secure ? '; Secure' : '';
-    res.append('Set-Cookie', `sid=${session.sid}; Max-Age=${session.expiresInSeconds}; Path=/; HttpOnly; SameSite=Lax${secure}`);
-    res.append('Set-Cookie', `user_id=${encodeURIComponent(user.user)}; Path=/; SameSite=Lax${secure}`);
+    setCookie(req, res, 'sid', session.sid, { httpOnly: true, maxAge: session.expiresInSeconds });
+    setCookie(req, res, 'user_id', user.user);
     await provider.interactionFinished(req, res, { login: { accountId: user.user } }, { mergeWithLastSubmission: false });
   }
 
@@ -132,7 +134,7 @@ export function interactionRouter(ctx: AuthContext): Router {
     if (!csrfValid(req)) return page(res, 403, errorPage('invalid_request', FORGED));
     if (formOf(req).decision !== 'allow') {
       metrics.refused('access_denied');
-      await issuerOf(res).provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access' }, { mergeWithLastSubmission: true });
+      await res.locals.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access' }, { mergeWithLastSubmission: true });
       return;
     }
     await grantAndFinish(req, res, String(d.session?.accountId ?? ''), d);

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type Provider from 'oidc-provider';
 import type { AuthContext } from '../context';
-import { issuerOf, oauthError } from '../http/request';
+import { oauthError } from '../http/request';
 import type { ProviderRegistry } from '../registry';
 
 /**
@@ -33,7 +33,7 @@ const callbacks = new WeakMap<Provider, ReturnType<Provider['callback']>>();
  * are set here to express's values.
  */
 export function forwardToProvider(req: Request, res: Response, url: string = req.originalUrl): void {
-  const { provider } = issuerOf(res);
+  const { provider } = res.locals;
   let callback = callbacks.get(provider);
   if (!callback) callbacks.set(provider, (callback = provider.callback()));
   req.url = url;

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { configuredScopes, readClient, tenantStore } from '../adapter';
 import { NOT_OFFERED, type AuthContext } from '../context';
-import { clientCredentials, formOf, issuerOf, oauthError } from '../http/request';
+import { clientCredentials, formOf, oauthError } from '../http/request';
 import { isOidcScope } from '../scopes';
 
 /**
@@ -19,7 +19,7 @@ export async function applyTokenPolicy({ platform, metrics }: AuthContext, req: 
   }
   if (grant === 'client_credentials' && !body.scope) {
     const { id } = clientCredentials(req);
-    const row = id ? await readClient(tenantStore(platform, issuerOf(res).tenant), id) : undefined;
+    const row = id ? await readClient(tenantStore(platform, res.locals.tenant), id) : undefined;
     if (row) body.scope = configuredScopes(row).filter((s) => !isOidcScope(s)).join(' ');
   }
   return false;

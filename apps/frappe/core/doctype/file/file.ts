@@ -2,6 +2,7 @@ import type { MethodArgs, MethodContext } from '@quire/apps';
 import type { Queryable, Transaction } from '@quire/db';
 import { docExists, getDoc, hashName, insertDoc, serializeDoc, storedName, updateDoc, type DocContext, type DocController, type DocData } from '@quire/documents';
 import { doesNotExist, LinkValidationError, PermissionError, RequestEntityTooLarge, ValidationError } from '@quire/errors';
+import { cint } from '@quire/frappe-compat';
 import {
   ALLOWED_MIMETYPES,
   contentHash,
@@ -344,17 +345,6 @@ async function storeBytes(ctx: DocContext, tx: Transaction, content: Buffer, fil
 
 const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
 
-/** Frappe's cint for is_private, plus the booleans JSON and the SDK may send. */
-function truthy(v: unknown): boolean {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v !== 0;
-  if (typeof v !== 'string') return false;
-  const s = v.trim().toLowerCase();
-  if (s === 'true' || s === 'yes' || s === 'on') return true;
-  const n = Number(s);
-  return Number.isFinite(n) && Math.trunc(n) !== 0;
-}
-
 /**
  * frappe.handler.upload_file: the first multipart part named `file` (or `file_url`, or
  * `library_file_name` to reuse a File the caller may read) becomes a File document, attached to
@@ -367,7 +357,7 @@ export async function uploadFile(args: MethodArgs, ctx: MethodContext): Promise<
   if (str(args.method)) {
     throw new ValidationError('upload_file does not support a custom `method`; call that method directly', { title: 'Not Supported' });
   }
-  let isPrivate = truthy(args.is_private);
+  let isPrivate = cint(args.is_private) !== 0;
   let fileUrl = str(args.file_url);
   let fileName = str(args.file_name);
   const doctype = str(args.doctype);

@@ -1,8 +1,8 @@
 import { whitelist } from '@quire/apps';
 import { createHash, randomBytes } from 'node:crypto';
-import { AUTH_TABLE, generateKeys, hashPassword, readSecretHash, SESSIONS_TABLE, storeSecretHash, verifyPassword } from '@quire/auth';
+import { AUTH_TABLE, hashPassword, readSecretHash, SESSIONS_TABLE, storeSecretHash, verifyPassword } from '@quire/auth';
 import { qualified } from '@quire/db';
-import { insertDoc } from '@quire/documents';
+import { generateKeys, insertDoc, setValues } from '@quire/documents';
 import { nowDatetime } from '@quire/meta';
 import type { DocController } from '@quire/documents';
 import { AuthenticationError, PermissionError, ValidationError } from '@quire/errors';
@@ -61,8 +61,7 @@ export const generate_keys = whitelist(
     if (!ctx.doc.principal.roles.has('System Manager')) throw new PermissionError('', { silent: true });
     const user = typeof args.user === 'string' ? args.user : '';
     if (!user) throw new ValidationError('user is required', { title: 'Missing Argument' });
-    const { tenant, changes } = ctx.doc;
-    const keys = await ctx.doc.db.transaction((tx) => generateKeys(tx, tenant, user, ctx.doc.principal.user, changes));
+    const keys = await ctx.doc.db.transaction((tx) => generateKeys(tx, ctx.doc, user, ctx.doc.principal.user));
     return { api_secret: keys.api_secret };
   },
   { methods: ['POST'] },
@@ -103,7 +102,7 @@ export const reset_password = whitelist(
     await ctx.doc.db.transaction(async (tx) => {
       const inTx = { ...admin, db: tx };
       await storeSecretHash(tx, ctx.doc.tenant.schema, 'User', user.name, RESET_KEY_FIELD, resetKeyHash(key));
-      await tx.query(`UPDATE ${ctx.doc.meta.require('User').table} SET "last_reset_password_key_generated_on" = $2::timestamp WHERE "name" = $1`, [user.name, nowDatetime()]);
+      await setValues(tx, ctx.doc.meta.require('User'), user.name, { last_reset_password_key_generated_on: nowDatetime() });
       await insertDoc(
         inTx,
         'Email Queue',

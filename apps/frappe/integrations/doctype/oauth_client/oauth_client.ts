@@ -1,6 +1,6 @@
 import { whitelist } from '@quire/apps';
 import { generateApiSecret, hashApiSecret, storeSecretHash } from '@quire/auth';
-import type { DocController, DocData } from '@quire/documents';
+import { setValues, type DocController, type DocData } from '@quire/documents';
 import { PermissionError, ValidationError } from '@quire/errors';
 
 /**
@@ -68,7 +68,7 @@ export const controller: DocController = {
     if (doc.client_type === 'Public') return;
     const secret = generateApiSecret();
     await storeSecretHash(tx, ctx.tenant.schema, 'OAuth Client', String(doc.name), SECRET_FIELD, hashApiSecret(secret));
-    await tx.query(`UPDATE ${ctx.meta.require('OAuth Client').table} SET "client_secret" = $2 WHERE "name" = $1`, [doc.name, '*'.repeat(12)]);
+    await setValues(tx, ctx.meta.require('OAuth Client'), String(doc.name), { client_secret: '*'.repeat(12) });
     // The answer to this request is the one place the plain secret appears.
     doc.client_secret = secret;
   },
@@ -86,7 +86,7 @@ export const reset_client_secret = whitelist(
     const secret = generateApiSecret();
     await ctx.doc.db.transaction(async (tx) => {
       await storeSecretHash(tx, ctx.doc.tenant.schema, 'OAuth Client', name, SECRET_FIELD, hashApiSecret(secret));
-      await tx.query(`UPDATE ${meta.table} SET "client_secret" = $2 WHERE "name" = $1`, [name, '*'.repeat(12)]);
+      await setValues(tx, meta, name, { client_secret: '*'.repeat(12) });
     });
     return { client_id: name, client_secret: secret };
   },

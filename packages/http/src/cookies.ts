@@ -1,16 +1,25 @@
-import type { CookieOptions } from '@quire/apps';
 import { parse, serialize } from 'cookie';
 import type { Request, Response } from 'express';
+
+/** How a cookie is set: Frappe's defaults are path `/`, SameSite=Lax, not HttpOnly, a session cookie. */
+export interface CookieOptions {
+  httpOnly?: boolean;
+  /** Seconds; also sets Expires. */
+  maxAge?: number;
+  sameSite?: 'Lax' | 'Strict' | 'None';
+  /** Default `/`. */
+  path?: string;
+}
 
 export function requestCookies(req: Request): Record<string, string | undefined> {
   const header = req.headers.cookie;
   return header ? parse(header) : {};
 }
 
-/** Frappe's cookies: path `/`, SameSite=Lax, Secure on https, values URL-quoted. */
+/** Sets a cookie Frappe's way: path `/`, Secure on https, the value URL-quoted. */
 export function setCookie(req: Request, res: Response, name: string, value: string, options: CookieOptions = {}): void {
   const cookie = serialize(name, value, {
-    path: '/',
+    path: options.path ?? '/',
     sameSite: (options.sameSite ?? 'Lax').toLowerCase() as 'lax' | 'strict' | 'none',
     httpOnly: options.httpOnly ?? false,
     secure: req.secure,
@@ -22,6 +31,3 @@ export function setCookie(req: Request, res: Response, name: string, value: stri
 export function clearCookie(req: Request, res: Response, name: string): void {
   res.append('Set-Cookie', serialize(name, '', { path: '/', sameSite: 'lax', secure: req.secure, expires: new Date(0) }));
 }
-
-/** The cookies Frappe clears when a session ends or a request's session has expired. */
-export const SESSION_COOKIES = ['full_name', 'user_id', 'sid', 'user_image', 'user_lang', 'system_user'] as const;

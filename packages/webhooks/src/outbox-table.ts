@@ -1,0 +1,36 @@
+import type { Queryable } from '@quire/db';
+
+/**
+ * The outbox table, `quire.webhook_events`: one row per event, written in the same transaction as
+ * the document change (outbox.ts), claimed, retried and finished by delivery (events.ts). Postgres
+ * is the source of truth; queues only carry wake-ups. Created by the platform schema's migration
+ * `0003_settings_and_webhook_outbox`; a later change to it is a new platform migration calling a
+ * function from here.
+ */
+export async function createOutboxTable(q: Queryable): Promise<void> {
+  await q.query(`CREATE TABLE quire.webhook_events (
+    "id" uuid PRIMARY KEY,
+    "tenant" text NOT NULL REFERENCES quire.tenants ("name") ON DELETE CASCADE,
+    "webhook" varchar(140) NOT NULL,
+    "event" varchar(40) NOT NULL,
+    "reference_doctype" varchar(140) NOT NULL,
+    "reference_name" varchar(140) NOT NULL,
+    "user" varchar(140),
+    "url" text NOT NULL,
+    "method" varchar(10) NOT NULL,
+    "headers" jsonb NOT NULL DEFAULT '[]'::jsonb,
+    "body" text NOT NULL,
+    "timeout_ms" integer NOT NULL,
+    "status" text NOT NULL DEFAULT 'pending' CHECK ("status" IN ('pending', 'delivered', 'failed', 'cancelled')),
+    "attempts" integer NOT NULL DEFAULT 0,
+    "created_at" timestamp(6) NOT NULL DEFAULT (clock_timestamp() at time zone 'utc'),
+    "next_attempt_at" timestamp(6) NOT NULL DEFAULT (clock_timestamp() at time zone 'utc'),
+    "lease_until" timestamp(6),
+    "last_status_code" integer,
+    "last_error" text,
+    "first_attempt_at" timestamp(6),
+    "delivered_at" timestamp(6)
+  )`);
+  await q.query(`CREATE INDEX webhook_events_due ON quire.webhook_events ("next_attempt_at") WHERE "status" = 'pending'`);
+  await q.query(`CREATE INDEX webhook_events_tenant ON quire.webhook_events ("tenant", "webhook")`);
+}

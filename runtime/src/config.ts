@@ -1,0 +1,17 @@
+import { loadApiConfig, type ApiConfig } from '@quire/api';
+import { loadAuthConfig, type AuthConfig } from '@quire/auth-service/config';
+import type { PlatformConfig } from '@quire/config';
+import { loadWebhooksConfig, type WebhooksConfig } from '@quire/webhooks-service/config';
+
+/** Every setting of every service, read once from the environment (each service validates its own). */
+export interface RuntimeConfig {
+  platform: PlatformConfig;
+  api: ApiConfig;
+  auth: AuthConfig;
+  webhooks: WebhooksConfig;
+}
+
+export function loadRuntimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  const api = loadApiConfig(env);
+  return { platform: api.platform, api, auth: loadAuthConfig(env), webhooks: loadWebhooksConfig(env) };
+}
