@@ -60,7 +60,9 @@ async function main(): Promise<void> {
   const rt = await createRuntime({ config: loadRuntimeConfig({ ...process.env, ...env }), name: 'quire-bench' });
   const tenant = await createTenant(rt.platform, { name: 'bench' });
   const admin = makePrincipal('Administrator', ['Administrator', 'System Manager']);
-  const ctx = await rt.platform.context(rt.platform.tenants.get('bench')!, admin);
+  const registered = rt.platform.tenants.get('bench');
+  if (!registered) throw new Error('tenant bench was not registered after createTenant');
+  const ctx = await rt.platform.context(registered, admin);
   for (let i = 0; i < 100; i++) await insertDoc(ctx, 'ToDo', { description: `todo ${i}`, priority: ['High', 'Medium', 'Low'][i % 3] });
   const app = await insertDoc(ctx, 'OAuth Client', { app_name: 'bench', grant_type: 'Client Credentials', user: 'Administrator', scopes: 'all' });
   await rt.close();

@@ -43,10 +43,14 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: Re
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = pattern.exec(out);
-      if (m) resolve({ child, port: Number(m.slice(1).find((g) => g !== undefined)), out: () => out });
+      if (m) {
+        // An alternative the pattern did not take leaves its group undefined at run time.
+        const groups: (string | undefined)[] = m.slice(1);
+        resolve({ child, port: Number(groups.find((g) => g !== undefined)), out: () => out });
+      }
     });
     child.once('exit', (code) => {
       if (!pattern.test(out)) reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`));

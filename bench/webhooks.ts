@@ -25,7 +25,8 @@ async function sql(url: string, text: string, values: unknown[] = []) {
   }
 }
 
-const run = (args: string[], env: NodeJS.ProcessEnv, pattern = /listening on port (\d+)|metrics on port (\d+)/) => startProcess(['bin/quire.mjs', ...args], env, pattern);
+const run = (args: string[], env: NodeJS.ProcessEnv, pattern = /listening on port (\d+)|metrics on port (\d+)/) =>
+  startProcess(['bin/quire.mjs', ...args], env, pattern);
 
 async function main(): Promise<void> {
   const databaseUrl = await recreateDatabase(database);
@@ -42,7 +43,15 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', PORT: '0', WEBHOOKS_PORT: '0', WEBHOOK_ALLOW_NETS: '127.0.0.1/32' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    PORT: '0',
+    WEBHOOKS_PORT: '0',
+    WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
+  };
 
   const created = await run(['tenant', 'create', 'bench', '--json'], env, /"api_secret":"([0-9a-f]+)"/);
   const creds = JSON.parse(created.out()) as { api_key: string; api_secret: string };
@@ -52,7 +61,16 @@ async function main(): Promise<void> {
   await fetch(`${base}/api/resource/Webhook`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ name: 'bench', webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: receiverUrl, request_structure: 'JSON', webhook_json: '{"name": {{ doc.name | tojson }}}', enable_security: 1, webhook_secret: 'bench-secret' }),
+    body: JSON.stringify({
+      name: 'bench',
+      webhook_doctype: 'ToDo',
+      webhook_docevent: 'after_insert',
+      request_url: receiverUrl,
+      request_structure: 'JSON',
+      webhook_json: '{"name": {{ doc.name | tojson }}}',
+      enable_security: 1,
+      webhook_secret: 'bench-secret',
+    }),
   });
 
   // (1) A backlog of events, then one webhooks process drains it.

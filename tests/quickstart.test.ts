@@ -70,7 +70,10 @@ describe('npm start on the embedded database', () => {
     const app = ((await registered.json()) as { data: { client_id: string; client_secret: string } }).data;
     const issued = await hostFetch(`${site}/oauth/token`, {
       method: 'POST',
-      headers: { Authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     });
     const { access_token } = (await issued.json()) as { access_token: string };

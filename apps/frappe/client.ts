@@ -1,26 +1,7 @@
 import { whitelist, type MethodArgs } from '@quire/apps';
-import {
-  deleteDoc,
-  getCount,
-  getDoc,
-  getList,
-  insertDoc,
-  renameDoc,
-  serializeDoc,
-  updateDoc,
-  type DocContext,
-  type DocData,
-} from '@quire/documents';
-import {
-  DataError,
-  doesNotExist,
-  FrappeError,
-  InvalidColumnName,
-  PermissionError,
-  TimestampMismatchError,
-  ValidationError,
-} from '@quire/errors';
-import { decodeJsonArg, isPlainObject, jsonOrText, pyBool, sbool } from '@quire/frappe-compat';
+import { deleteDoc, getCount, getDoc, getList, insertDoc, renameDoc, serializeDoc, updateDoc, type DocContext, type DocData } from '@quire/documents';
+import { DataError, doesNotExist, FrappeError, InvalidColumnName, PermissionError, TimestampMismatchError, ValidationError } from '@quire/errors';
+import { cstr, decodeJsonArg, isPlainObject, jsonOrText, pyBool, sbool } from '@quire/frappe-compat';
 import { fieldTypeSpec, type Meta } from '@quire/meta';
 import { permittedLevels, readScope } from '@quire/permissions';
 
@@ -159,7 +140,7 @@ async function singleRow(ctx: DocContext, meta: Meta, fields: string[], filters:
   for (const [field, value] of singleConditions(meta, filters)) {
     if (!meta.hasColumn(field) && field !== 'name') throw new DataError(`Field not permitted in query: ${field}`);
     const stored = doc[field];
-    if (String(stored ?? '') !== String(value ?? '')) return undefined;
+    if (cstr(stored) !== cstr(value)) return undefined;
   }
   const hidden = permittedLevels(meta, ctx.principal).hidden;
   const wanted = fields.length === 0 ? ['name'] : fields;
@@ -186,29 +167,30 @@ async function singleRow(ctx: DocContext, meta: Meta, fields: string[], filters:
 const READ = { allowScopedTokens: true } as const;
 
 /** get_count(doctype, filters=None): rows the caller may read that match the filters. */
-export const get_count = whitelist((args, ctx) =>
-  getCount(ctx.doc, doctypeArg(args), { filters: args.filters, or_filters: args.or_filters, parent: args.parent }),
+export const get_count = whitelist(
+  (args, ctx) => getCount(ctx.doc, doctypeArg(args), { filters: args.filters, or_filters: args.or_filters, parent: args.parent }),
   READ,
 );
 
 /** get_list(doctype, fields, filters, group_by, order_by, limit_start, limit_page_length=20, parent, as_dict, or_filters). */
-export const get_list = whitelist((args, ctx) =>
-  getList(
-    ctx.doc,
-    doctypeArg(args),
-    {
-      fields: args.fields,
-      filters: args.filters,
-      or_filters: args.or_filters,
-      order_by: args.order_by,
-      group_by: args.group_by,
-      limit_start: args.limit_start,
-      limit_page_length: args.limit_page_length ?? args.limit ?? 20,
-      as_dict: args.as_dict,
-      parent: args.parent,
-    },
-    ctx.settings.maxPageLength,
-  ),
+export const get_list = whitelist(
+  (args, ctx) =>
+    getList(
+      ctx.doc,
+      doctypeArg(args),
+      {
+        fields: args.fields,
+        filters: args.filters,
+        or_filters: args.or_filters,
+        order_by: args.order_by,
+        group_by: args.group_by,
+        limit_start: args.limit_start,
+        limit_page_length: args.limit_page_length ?? args.limit ?? 20,
+        as_dict: args.as_dict,
+        parent: args.parent,
+      },
+      ctx.settings.maxPageLength,
+    ),
   READ,
 );
 
@@ -225,9 +207,14 @@ export const get = whitelist(async (args, ctx) => {
     // Frappe: `elif filters or filters == {}` (an empty object still means "the first document")
     if ((pyBool(args.filters) || isPlainObject(args.filters)) && !meta.issingle) {
       const filters = safeFilters(args.filters);
-      const rows = (await getList(ctx.doc, doctype, { fields: ['name'], filters, limit_page_length: 1, parent: args.parent }, ctx.settings.maxPageLength)) as Array<{ name: unknown }>;
+      const rows = (await getList(
+        ctx.doc,
+        doctype,
+        { fields: ['name'], filters, limit_page_length: 1, parent: args.parent },
+        ctx.settings.maxPageLength,
+      )) as Array<{ name: unknown }>;
       if (rows.length === 0) throw doesNotExist(meta.name, typeof args.filters === 'string' ? args.filters : JSON.stringify(args.filters));
-      name = rows[0]!.name;
+      name = rows[0]?.name;
     } else {
       name = meta.name; // the Single (a non-single DocType has no document named after itself: 404)
     }
@@ -251,12 +238,7 @@ export const get_value = whitelist(async (args, ctx) => {
     const values = await singleRow(ctx.doc, meta, fields, filters);
     row = values === undefined || dict ? values : Object.values(values);
   } else {
-    const rows = await getList(
-      ctx.doc,
-      doctype,
-      { fields, filters, limit_page_length: 1, as_dict: dict, parent: args.parent },
-      ctx.settings.maxPageLength,
-    );
+    const rows = await getList(ctx.doc, doctype, { fields, filters, limit_page_length: 1, as_dict: dict, parent: args.parent }, ctx.settings.maxPageLength);
     row = rows[0];
   }
   if (dict) return row ?? {};
@@ -389,10 +371,9 @@ async function saveFull(ctx: DocContext, input: DocData, docstatus: number | und
     const sent = values.modified;
     // Frappe's check_if_latest: cstr(db modified) != cstr(sent), so a missing `modified` is stale
     // (a Single never saved has none either, and then matches).
-    const cstr = (v: unknown) => (v === undefined || v === null ? '' : String(v));
     if ((sent !== undefined && sent !== null && typeof sent !== 'string') || cstr(sent) !== cstr(current.modified)) {
       throw new TimestampMismatchError(
-        `Error: ${String(current.name)} (${meta.name}) has been modified after you have opened it (${String(current.modified)}, ${sent === undefined || sent === null ? 'None' : String(sent)}). Please refresh to get the latest document.`,
+        `Error: ${String(current.name)} (${meta.name}) has been modified after you have opened it (${cstr(current.modified)}, ${sent === undefined || sent === null ? 'None' : cstr(sent)}). Please refresh to get the latest document.`,
         { title: 'Document Modified' },
       );
     }
@@ -422,10 +403,13 @@ export const cancel = whitelist(async (args, ctx) => {
 }, WRITE);
 
 /** delete(doctype, name): deletes the document (a child row through its parent); answers `{}`. */
-const deleteMethod = whitelist(async (args, ctx) => {
-  await deleteDoc(ctx.doc, doctypeArg(args), nameArg(args, 'name'));
-  return undefined;
-}, { methods: ['DELETE', 'POST'], allowScopedTokens: true });
+const deleteMethod = whitelist(
+  async (args, ctx) => {
+    await deleteDoc(ctx.doc, doctypeArg(args), nameArg(args, 'name'));
+    return undefined;
+  },
+  { methods: ['DELETE', 'POST'], allowScopedTokens: true },
+);
 export { deleteMethod as delete };
 
 /** rename_doc(doctype, old_name, new_name, merge=False): the document's new name. */

@@ -67,7 +67,7 @@ function program(json: boolean): Command {
     .command('keys')
     .description('API keys')
     .command('generate')
-    .description("a new API key and secret for a user (the secret is shown once)")
+    .description('a new API key and secret for a user (the secret is shown once)')
     .requiredOption('--tenant <tenant>', 'the tenant')
     .requiredOption('--user <user>', 'the user')
     .action((o: { tenant: string; user: string }) => runCommand(quire, (rt) => keysGenerate(rt, o.tenant, o.user)));

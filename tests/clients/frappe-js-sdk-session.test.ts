@@ -25,7 +25,7 @@ beforeAll(async () => {
   const login = await app.auth().loginWithUsernamePassword({ username: 'sdk@example.com', password: PASSWORD });
   expect(login).toEqual({ message: 'Logged In', home_page: '/app', full_name: 'Sdk' });
   // A desk page embeds the session's CSRF token; the SDK sends it on every request from then on.
-  const token = (await app.call().get('frappe.sessions.get_csrf_token')) as { message: string };
+  const token = await app.call().get<{ message: string }>('frappe.sessions.get_csrf_token');
   (window as unknown as { csrf_token: string }).csrf_token = token.message;
   app = new FrappeApp('');
 });

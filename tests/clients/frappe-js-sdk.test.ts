@@ -98,11 +98,13 @@ describe('frappe-js-sdk against Quire', () => {
   });
 
   it('getDocList with asDict false returns arrays in field order', async () => {
-    const rows = await sdk(a).db().getDocList('Library Book', {
-      fields: ['title', 'genre'],
-      filters: [['title', '=', 'Cosmos']],
-      asDict: false,
-    });
+    const rows = await sdk(a)
+      .db()
+      .getDocList('Library Book', {
+        fields: ['title', 'genre'],
+        filters: [['title', '=', 'Cosmos']],
+        asDict: false,
+      });
     expect(rows).toEqual([['Cosmos', 'Science']]);
   });
 
@@ -126,7 +128,11 @@ describe('frappe-js-sdk against Quire', () => {
 
   it('getCount counts with and without filters, per tenant', async () => {
     expect(await sdk(a).db().getCount('Library Book')).toBe(BOOKS.length);
-    expect(await sdk(a).db().getCount('Library Book', [['genre', '=', 'Science']])).toBe(2);
+    expect(
+      await sdk(a)
+        .db()
+        .getCount('Library Book', [['genre', '=', 'Science']]),
+    ).toBe(2);
     expect(await sdk(b).db().getCount('Library Book')).toBe(1);
   });
 
@@ -147,9 +153,13 @@ describe('frappe-js-sdk against Quire', () => {
   });
 
   it('each tenant sees only its own records', async () => {
-    const inB = await sdk(b).db().getDocList('Library Book', { fields: ['title'] });
+    const inB = await sdk(b)
+      .db()
+      .getDocList('Library Book', { fields: ['title'] });
     expect(inB).toEqual([{ title: 'Only in B' }]);
-    const [dune] = await sdk(a).db().getDocList('Library Book', { fields: ['name'], filters: [['title', '=', 'Dune']] });
+    const [dune] = await sdk(a)
+      .db()
+      .getDocList('Library Book', { fields: ['name'], filters: [['title', '=', 'Dune']] });
     await expect(sdk(b).db().getDoc('Library Book', dune!.name)).rejects.toMatchObject({ httpStatus: 404 });
   });
 

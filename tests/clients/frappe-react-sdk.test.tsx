@@ -54,8 +54,16 @@ async function renderHook<T>(hook: () => T, provider: Record<string, unknown> = 
   }
   const container = document.createElement('div');
   const root = createRoot(container);
-  await act(async () => {
-    root.render(createElement(FrappeProvider, { url: '', enableSocket: false, swrConfig: { dedupingInterval: 0, provider: () => new Map() }, ...provider }, createElement(Probe)));
+  // A thenable callback keeps act on its async path: it flushes effects and microtasks before resolving.
+  await act(() => {
+    root.render(
+      createElement(
+        FrappeProvider,
+        { url: '', enableSocket: false, swrConfig: { dedupingInterval: 0, provider: () => new Map() }, ...provider },
+        createElement(Probe),
+      ),
+    );
+    return Promise.resolve();
   });
   return { current: () => latest, root };
 }
@@ -94,9 +102,12 @@ describe('frappe-react-sdk auth hooks with a cookie session', () => {
 
   it('a wrong password rejects with the 401 body', async () => {
     const auth = await renderHook(() => useFrappeAuth());
-    let error: Record<string, unknown> | undefined;
+    let error: unknown;
     await act(async () => {
-      await auth.current().login({ username: 'ada@example.com', password: 'nope' }).catch((e: Record<string, unknown>) => (error = e));
+      await auth
+        .current()
+        .login({ username: 'ada@example.com', password: 'nope' })
+        .catch((e: unknown) => (error = e));
     });
     expect(error).toMatchObject({ httpStatus: 401, exc_type: 'AuthenticationError', message: 'Invalid login credentials' });
     act(() => auth.root.unmount());

@@ -42,8 +42,16 @@ export function everyMethod(app: () => FrappeApp, user: () => string, makeFile: 
     const b = await db.createDoc<Task>('SDK Task', { subject: 'second', points: 5 } as Task);
     expect((await db.getDoc<Task>('SDK Task', a.name)).subject).toBe('first');
     expect((await db.updateDoc<Task>('SDK Task', a.name, { points: 4 })).points).toBe(4);
-    const rows = await db.getDocList<Task>('SDK Task', { fields: ['name', 'points'], filters: [['points', '>=', 4]], orderBy: { field: 'points', order: 'asc' }, limit: 10 });
-    expect(rows).toEqual([{ name: a.name, points: 4 }, { name: b.name, points: 5 }]);
+    const rows = await db.getDocList<Task>('SDK Task', {
+      fields: ['name', 'points'],
+      filters: [['points', '>=', 4]],
+      orderBy: { field: 'points', order: 'asc' },
+      limit: 10,
+    });
+    expect(rows).toEqual([
+      { name: a.name, points: 4 },
+      { name: b.name, points: 5 },
+    ]);
     expect(await db.getCount('SDK Task', [['points', '>', 4]])).toBe(1);
     expect((await db.getLastDoc<Task>('SDK Task', { orderBy: { field: 'points', order: 'desc' } })).name).toBe(b.name);
     expect(await db.deleteDoc('SDK Task', a.name)).toEqual({ data: 'ok' });
@@ -68,7 +76,7 @@ export function everyMethod(app: () => FrappeApp, user: () => string, makeFile: 
     const newName = `renamed-${doc.name}`;
     expect(await db.renameDoc('SDK Task', doc.name, newName)).toEqual({ message: newName });
     const fresh = await db.getDoc<Task>('SDK Task', newName);
-    const submitted = (await db.submit(fresh)) as Task;
+    const submitted = await db.submit<Task>(fresh);
     expect(submitted.docstatus).toBe(1);
     await db.cancel('SDK Task', newName);
     expect((await db.getDoc<Task>('SDK Task', newName)).docstatus).toBe(2);
@@ -78,17 +86,26 @@ export function everyMethod(app: () => FrappeApp, user: () => string, makeFile: 
     const call = app().call();
     expect(await call.get('frappe.client.get_count', { doctype: 'User' })).toEqual({ message: 3 });
     expect(await call.post('frappe.client.get_count', { doctype: 'User', filters: [['name', '=', 'Administrator']] })).toEqual({ message: 1 });
-    const doc = await app().db().createDoc<Task>('SDK Task', { subject: 'via call' } as Task);
-    const put = (await call.put('frappe.client.set_value', { doctype: 'SDK Task', name: doc.name, fieldname: 'points', value: 7 })) as { message: Task };
+    const doc = await app()
+      .db()
+      .createDoc<Task>('SDK Task', { subject: 'via call' } as Task);
+    const put = await call.put<{ message: Task }>('frappe.client.set_value', { doctype: 'SDK Task', name: doc.name, fieldname: 'points', value: 7 });
     expect(put.message.points).toBe(7);
     expect(await call.delete('frappe.client.delete', { doctype: 'SDK Task', name: doc.name })).toEqual({});
   });
 
   it('file.uploadFile uploads, attaches to a document, and the file is served back', async () => {
-    const doc = await app().db().createDoc<Task>('SDK Task', { subject: 'with a file' } as Task);
+    const doc = await app()
+      .db()
+      .createDoc<Task>('SDK Task', { subject: 'with a file' } as Task);
     const res = (await app()
       .file()
-      .uploadFile(makeFile('notes.txt', 'hello from the sdk') as File, { isPrivate: false, doctype: 'SDK Task', docname: doc.name, fieldname: 'attachment' })) as {
+      .uploadFile(makeFile('notes.txt', 'hello from the sdk') as File, {
+        isPrivate: false,
+        doctype: 'SDK Task',
+        docname: doc.name,
+        fieldname: 'attachment',
+      })) as {
       data: { message: { file_url: string; file_name: string; attached_to_name: string } };
     };
     const file = res.data.message;

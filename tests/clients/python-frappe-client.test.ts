@@ -16,7 +16,10 @@ class FrappeException extends Error {}
 function dumps(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (Array.isArray(value)) return `[${value.map(dumps).join(', ')}]`;
-  if (typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${dumps(v)}`).join(', ')}}`;
+  if (typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${dumps(v)}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 }
 
@@ -31,7 +34,11 @@ class PythonFrappeClient {
     private readonly site: string,
   ) {}
 
-  private async request(method: string, url: string, o: { params?: Record<string, string>; data?: Record<string, string>; headers?: Record<string, string> } = {}) {
+  private async request(
+    method: string,
+    url: string,
+    o: { params?: Record<string, string>; data?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) {
     const target = new URL(url);
     for (const [k, v] of Object.entries(o.params ?? {})) target.searchParams.append(k, v);
     const headers: Record<string, string> = { ...this.sessionHeaders, ...(o.headers ?? {}), 'X-Frappe-Site-Name': this.site };
@@ -55,7 +62,7 @@ class PythonFrappeClient {
   /** post_process: raise only when `exc` is present; else `message`, else `data`. */
   private async postProcess(res: Response): Promise<unknown> {
     const rjson = (await res.json()) as Record<string, unknown>;
-    if (rjson.exc) throw new FrappeException(String(rjson.exc));
+    if (rjson.exc) throw new FrappeException(typeof rjson.exc === 'string' ? rjson.exc : JSON.stringify(rjson.exc));
     if ('message' in rjson) return rjson.message;
     return rjson.data ?? null;
   }
@@ -143,7 +150,9 @@ function pythonStr(value: unknown): string {
   if (value === true) return 'True';
   if (value === false) return 'False';
   if (value === null) return 'None';
-  return String(value);
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || value === undefined) return String(value);
+  // Objects and lists: their JSON text, the nearest a JS client gets to Python's repr.
+  return JSON.stringify(value);
 }
 
 let server: TestServer;
@@ -153,7 +162,9 @@ beforeAll(async () => {
   t = await server.tenant('py');
   const created = await postDoctype(t, PY_NOTE);
   expect(created.status).toBe(200);
-  await t.call('POST', '/api/resource/User', { json: { email: 'py@example.com', first_name: 'Py', new_password: 'snake case 42', roles: [{ role: 'System Manager' }] } });
+  await t.call('POST', '/api/resource/User', {
+    json: { email: 'py@example.com', first_name: 'Py', new_password: 'snake case 42', roles: [{ role: 'System Manager' }] },
+  });
 });
 afterAll(() => server.close());
 
@@ -178,7 +189,13 @@ describe('frappe-client, as it sends requests', () => {
     expect(inserted).toMatchObject({ doctype: 'Py Note', title: 'from python', count: 2, docstatus: 0 });
     const list = await client.get_list('Py Note', { fields: ['name', 'title'], filters: { title: ['like', 'from%'] } });
     expect(list).toEqual([{ name: inserted.name, title: 'from python' }]);
-    const paged = await client.get_list('Py Note', { fields: ['title'], filters: [['Py Note', 'count', '>=', 2]], limit_start: 0, limit_page_length: 1, order_by: 'title asc' });
+    const paged = await client.get_list('Py Note', {
+      fields: ['title'],
+      filters: [['Py Note', 'count', '>=', 2]],
+      limit_start: 0,
+      limit_page_length: 1,
+      order_by: 'title asc',
+    });
     expect(paged).toEqual([{ title: 'from python' }]);
     const doc = (await client.get_doc('Py Note', String(inserted.name))) as Record<string, unknown>;
     // update sends the whole doc, modified included: the timestamp check passes
@@ -205,7 +222,7 @@ describe('frappe-client, as it sends requests', () => {
     const other = (await client.insert({ doctype: 'Py Note', title: 'bulk' })) as Record<string, string>;
     expect(await client.bulk_update([{ doctype: 'Py Note', docname: other.name, title: 'bulk updated' }])).toEqual({ failed_docs: [] });
     expect(await client.delete('Py Note', other.name!)).toBeNull();
-    await expect(client.get_doc('Py Note', other.name!)).rejects.toThrow(FrappeException);
+    await expect(client.get_doc('Py Note', other.name)).rejects.toThrow(FrappeException);
   });
 
   it('post_api sends its arguments in the query string of an empty POST, to a path with a trailing slash', async () => {

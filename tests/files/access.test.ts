@@ -70,7 +70,11 @@ describe('attaching', () => {
 
   it("refuses to attach to another user's document, a missing one, or a missing DocType", async () => {
     const d = await dossier(alice, 'not bobs');
-    expectError(await upload(server.url, t, 'b', 'bob.txt', { auth: bob.auth, fields: { doctype: 'Dossier', docname: d, fieldname: 'scan' } }), 403, 'PermissionError');
+    expectError(
+      await upload(server.url, t, 'b', 'bob.txt', { auth: bob.auth, fields: { doctype: 'Dossier', docname: d, fieldname: 'scan' } }),
+      403,
+      'PermissionError',
+    );
     expectError(await upload(server.url, t, 'b', 'bob.txt', { auth: bob.auth, fields: { doctype: 'Dossier', docname: 'nope' } }), 404, 'DoesNotExistError');
     expectError(await upload(server.url, t, 'b', 'bob.txt', { auth: bob.auth, fields: { doctype: 'No Such Type', docname: 'x' } }), 417, 'LinkValidationError');
     // nothing was stored for the refused uploads
@@ -127,11 +131,12 @@ describe('private files', () => {
     expectError(asResult(await download(server.url, t, '/files/contract.txt', alice.auth)), 404, 'DoesNotExistError');
   });
 
-  it("another user cannot reach a private file by linking its URL or naming its File", async () => {
+  it('another user cannot reach a private file by linking its URL or naming its File', async () => {
     expectError(await upload(server.url, t, undefined, '', { auth: bob.auth, fields: { file_url: looseUrl, is_private: '1' } }), 403, 'PermissionError');
     const direct = await t.call('POST', '/api/resource/File', { auth: bob.auth, json: { file_url: looseUrl, is_private: 1 } });
     expectError(direct, 403, 'PermissionError');
-    const fileName = (await t.call('GET', '/api/resource/File', { auth: alice.auth, query: { filters: JSON.stringify({ file_url: looseUrl }) } })).body.data[0].name;
+    const fileName = (await t.call('GET', '/api/resource/File', { auth: alice.auth, query: { filters: JSON.stringify({ file_url: looseUrl }) } })).body.data[0]
+      .name;
     expectError(await upload(server.url, t, undefined, '', { auth: bob.auth, fields: { library_file_name: fileName } }), 403, 'PermissionError');
     expectError(await t.call('GET', `/api/resource/File/${fileName}`, { auth: bob.auth }), 403, 'PermissionError');
     const bobs = await t.call('GET', '/api/resource/File', { auth: bob.auth, query: { filters: JSON.stringify({ file_url: looseUrl }) } });

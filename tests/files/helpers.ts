@@ -20,7 +20,13 @@ export interface UploadOptions {
 }
 
 /** POST /api/method/upload_file as a browser would: FormData through fetch. */
-export async function upload(url: string, t: TestTenant, content: Uint8Array<ArrayBuffer> | string | undefined, filename: string, o: UploadOptions = {}): Promise<Upload> {
+export async function upload(
+  url: string,
+  t: TestTenant,
+  content: Uint8Array<ArrayBuffer> | string | undefined,
+  filename: string,
+  o: UploadOptions = {},
+): Promise<Upload> {
   const form = new FormData();
   if (content !== undefined) {
     const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
@@ -43,7 +49,13 @@ export interface Download {
 }
 
 /** GET a file URL of a tenant (as its Administrator unless `auth` is given; `null` for Guest). */
-export async function download(url: string, t: TestTenant, fileUrl: string, auth: string | null = t.auth, headers: Record<string, string> = {}): Promise<Download> {
+export async function download(
+  url: string,
+  t: TestTenant,
+  fileUrl: string,
+  auth: string | null = t.auth,
+  headers: Record<string, string> = {},
+): Promise<Download> {
   const h: Record<string, string> = { 'X-Frappe-Site-Name': t.name, ...headers };
   if (auth) h.Authorization = auth;
   const res = await fetch(new URL(fileUrl, url), { headers: h });

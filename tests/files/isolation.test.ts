@@ -66,7 +66,11 @@ describe('path traversal', () => {
   it('no encoding of .. or / escapes the tenant folder (raw requests)', async () => {
     for (const path of hostile(a.schema)) {
       for (const site of [a.name, b.name]) {
-        const res = await rawRequest(server.port, 'GET', path, { Host: '127.0.0.1', 'X-Frappe-Site-Name': site, Authorization: site === a.name ? a.auth : b.auth });
+        const res = await rawRequest(server.port, 'GET', path, {
+          Host: '127.0.0.1',
+          'X-Frappe-Site-Name': site,
+          Authorization: site === a.name ? a.auth : b.auth,
+        });
         expect({ path, site, status: res.status }).toEqual({ path, site, status: 404 });
         expect(res.body?.exc_type).toBe('DoesNotExistError');
       }

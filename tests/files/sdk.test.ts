@@ -62,11 +62,13 @@ describe('frappe-js-sdk file.uploadFile', () => {
   });
 
   it('uploads a private file with a folder and extra data; only its owner can download it', async () => {
-    const res = await sdk(tokenOf(writer)).file().uploadFile(new File(['private notes'], 'notes.txt', { type: 'text/plain' }), {
-      isPrivate: true,
-      folder: 'Home',
-      otherData: { optimize: '0' },
-    });
+    const res = await sdk(tokenOf(writer))
+      .file()
+      .uploadFile(new File(['private notes'], 'notes.txt', { type: 'text/plain' }), {
+        isPrivate: true,
+        folder: 'Home',
+        otherData: { optimize: '0' },
+      });
     const file = res.data.message;
     expect(file).toMatchObject({ file_url: '/private/files/notes.txt', is_private: 1, folder: 'Home', attached_to_doctype: null });
     const mine = await download(server.url, t, file.file_url, writer.auth);

@@ -142,7 +142,13 @@ describe('upload_file (raw multipart)', () => {
     expect(lib.body.message).toMatchObject({ file_url: '/files/lib.txt', file_name: 'lib.txt' });
     const remote = await upload(server.url, t, undefined, '', { fields: { file_url: 'https://example.com/some/report%20v2.pdf' } });
     expectOk(remote);
-    expect(remote.body.message).toMatchObject({ file_url: 'https://example.com/some/report%20v2.pdf', file_name: 'report v2.pdf', is_private: 0, file_type: 'PDF', content_hash: null });
+    expect(remote.body.message).toMatchObject({
+      file_url: 'https://example.com/some/report%20v2.pdf',
+      file_name: 'report v2.pdf',
+      is_private: 0,
+      file_type: 'PDF',
+      content_hash: null,
+    });
     expectError(await upload(server.url, t, undefined, '', { fields: { file_url: '/files/nope.txt' } }), 417, 'ValidationError');
     expectError(await upload(server.url, t, undefined, '', { fields: { file_url: 'javascript:alert(1)' } }), 417, 'ValidationError');
     expectError(await upload(server.url, t, undefined, '', {}), 417, 'ValidationError');

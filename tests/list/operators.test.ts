@@ -24,7 +24,13 @@ async function define(t: TestTenant): Promise<void> {
   const gadget = await postDoctype(t, LISTED_GADGET);
   expect(gadget.status).toBe(200);
   // Electronics > (Phones > Smartphones), Audio
-  for (const [name, parent] of [['Electronics', null], ['Phones', 'Electronics'], ['Smartphones', 'Phones'], ['Audio', 'Electronics'], ['Garden', null]] as const) {
+  for (const [name, parent] of [
+    ['Electronics', null],
+    ['Phones', 'Electronics'],
+    ['Smartphones', 'Phones'],
+    ['Audio', 'Electronics'],
+    ['Garden', null],
+  ] as const) {
     expect((await t.call('POST', '/api/resource/Gadget Group', { json: { name, parent_gadget_group: parent } })).status).toBe(200);
   }
 }
@@ -43,7 +49,8 @@ beforeAll(async () => {
   await Promise.all([define(a), define(b)]);
   for (const row of ROWS) expect((await a.call('POST', '/api/resource/Gadget', { json: row })).status).toBe(200);
   // Tenant B holds different gadgets under the same codes: any mixing shows up as wrong names.
-  for (const code of ['G1', 'G2', 'B9']) expect((await b.call('POST', '/api/resource/Gadget', { json: { code, label: 'from-b', qty: 1000 } })).status).toBe(200);
+  for (const code of ['G1', 'G2', 'B9'])
+    expect((await b.call('POST', '/api/resource/Gadget', { json: { code, label: 'from-b', qty: 1000 } })).status).toBe(200);
 });
 afterAll(() => server.close());
 
@@ -86,7 +93,11 @@ describe('every operator, with Frappe NULL handling', () => {
     ['timespan today', [['due', 'timespan', 'today']], ['G2']],
     ['timespan last 7 days', [['due', 'timespan', 'last 7 days']], ['G1', 'G2']],
     ['timespan next 30 days', [['due', 'timespan', 'next 30 days']], ['G2', 'G3', 'G5']],
-    ['previous 1 month on a Datetime', [['seen_at', 'previous', '1 month']], ROWS.filter((r) => r.seen_at?.slice(0, 7) === lastMonth15.slice(0, 7)).map((r) => r.code)],
+    [
+      'previous 1 month on a Datetime',
+      [['seen_at', 'previous', '1 month']],
+      ROWS.filter((r) => r.seen_at?.slice(0, 7) === lastMonth15.slice(0, 7)).map((r) => r.code),
+    ],
     ['descendants of', [['group', 'descendants of', 'Electronics']], ['G1', 'G2', 'G5']],
     ['descendants of (inclusive)', [['group', 'descendants of (inclusive)', 'Phones']], ['G1', 'G5']],
     ['not descendants of keeps rows without a group', [['group', 'not descendants of', 'Electronics']], ['G3', 'G4']],
@@ -95,7 +106,14 @@ describe('every operator, with Frappe NULL handling', () => {
     ['dict filter is equality', { colour: 'Red' }, ['G1', 'G5']],
     ['dict filter with an operator', { qty: ['>=', 7] }, ['G3', 'G5']],
     ['4-element filter naming the DocType', [['Gadget', 'qty', '=', 0]], ['G2']],
-    ['several filters are ANDed', [['active', '=', 1], ['qty', '<', 10]], ['G1', 'G5']],
+    [
+      'several filters are ANDed',
+      [
+        ['active', '=', 1],
+        ['qty', '<', 10],
+      ],
+      ['G1', 'G5'],
+    ],
   ];
   for (const [what, filters, expected] of cases) {
     it(what, async () => {
@@ -111,7 +129,14 @@ describe('every operator, with Frappe NULL handling', () => {
   });
 
   it('or_filters are ORed and ANDed with filters', async () => {
-    expect(await codes(a, [['active', '=', 1]], { or_filters: JSON.stringify([['qty', '>', 10], ['colour', '=', 'Red']]) })).toEqual(['G1', 'G3', 'G5']);
+    expect(
+      await codes(a, [['active', '=', 1]], {
+        or_filters: JSON.stringify([
+          ['qty', '>', 10],
+          ['colour', '=', 'Red'],
+        ]),
+      }),
+    ).toEqual(['G1', 'G3', 'G5']);
   });
 });
 
@@ -169,7 +194,7 @@ describe('two tenants, hostile inputs', () => {
 
   const hostile: Array<[string, Record<string, string>]> = [
     ['a subquery in fields', { fields: '["(select name from t_other.\\"tabGadget\\")"]' }],
-    ['a schema-qualified field', { fields: `["${'t_x'}.\\"tabGadget\\".name"]` }],
+    ['a schema-qualified field', { fields: `["t_x.\\"tabGadget\\".name"]` }],
     ['a function in fields', { fields: '["version()"]' }],
     ['two fields in one string', { fields: '["name, owner"]' }],
     ['a comment in order_by', { order_by: 'name -- x' }],

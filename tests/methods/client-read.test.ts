@@ -17,11 +17,38 @@ const library = () => libraryTenant(() => server.tenant('m'));
 
 /** Every key frappe.client.get returns for a Book (doc.as_dict(): nulls included). */
 const BOOK_KEYS = [
-  'name', 'owner', 'creation', 'modified', 'modified_by', 'docstatus', 'idx',
-  'title', 'author', 'pages', 'price', 'genre', 'published', 'in_print', 'format', 'doctype', 'tags',
+  'name',
+  'owner',
+  'creation',
+  'modified',
+  'modified_by',
+  'docstatus',
+  'idx',
+  'title',
+  'author',
+  'pages',
+  'price',
+  'genre',
+  'published',
+  'in_print',
+  'format',
+  'doctype',
+  'tags',
 ].sort();
 const TAG_KEYS = [
-  'name', 'owner', 'creation', 'modified', 'modified_by', 'docstatus', 'idx', 'parent', 'parentfield', 'parenttype', 'tag', 'genre', 'doctype',
+  'name',
+  'owner',
+  'creation',
+  'modified',
+  'modified_by',
+  'docstatus',
+  'idx',
+  'parent',
+  'parentfield',
+  'parenttype',
+  'tag',
+  'genre',
+  'doctype',
 ].sort();
 
 describe('frappe.client.get', () => {
@@ -32,7 +59,21 @@ describe('frappe.client.get', () => {
     expect(res.status, res.text).toBe(200);
     const doc = res.body.message;
     expect(Object.keys(doc).sort()).toEqual(BOOK_KEYS);
-    expect(doc).toMatchObject({ name: b.name, doctype: 'Book', title: 'Dune', author: null, genre: null, published: null, pages: 0, price: 0, in_print: 0, format: 'Paperback', docstatus: 0, idx: 0, owner: 'Administrator' });
+    expect(doc).toMatchObject({
+      name: b.name,
+      doctype: 'Book',
+      title: 'Dune',
+      author: null,
+      genre: null,
+      published: null,
+      pages: 0,
+      price: 0,
+      in_print: 0,
+      format: 'Paperback',
+      docstatus: 0,
+      idx: 0,
+      owner: 'Administrator',
+    });
     expect(doc.modified).toMatch(DATETIME_RE);
     expect(doc.tags).toHaveLength(1);
     expect(Object.keys(doc.tags[0]).sort()).toEqual(TAG_KEYS);
@@ -61,7 +102,14 @@ describe('frappe.client.get', () => {
     const t = await library();
     const res = await method(t, 'GET', 'frappe.client.get', { query: { doctype: 'Library Settings', name: '', filters: '' } });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.message).toMatchObject({ name: 'Library Settings', doctype: 'Library Settings', library_name: 'City Library', max_loans: 5, open: 0, default_genre: null });
+    expect(res.body.message).toMatchObject({
+      name: 'Library Settings',
+      doctype: 'Library Settings',
+      library_name: 'City Library',
+      max_loans: 5,
+      open: 0,
+      default_genre: null,
+    });
     expectError(await method(t, 'GET', 'frappe.client.get', { query: { doctype: 'Book', name: 'missing' } }), 404, 'DoesNotExistError');
     expectError(await method(t, 'GET', 'frappe.client.get', { query: { doctype: 'Book' } }), 404, 'DoesNotExistError');
     expectError(await method(t, 'GET', 'frappe.client.get', { query: { doctype: 'No Such Type', name: 'x' } }), 404, 'DoesNotExistError');
@@ -71,7 +119,12 @@ describe('frappe.client.get', () => {
     const t = await library();
     const b = await book(t, { title: 'Dune' });
     for (const verb of ['GET', 'POST', 'PUT', 'DELETE']) {
-      const res = await method(t, verb, 'frappe.client.get', verb === 'GET' || verb === 'DELETE' ? { query: { doctype: 'Book', name: b.name } } : { json: { doctype: 'Book', name: b.name } });
+      const res = await method(
+        t,
+        verb,
+        'frappe.client.get',
+        verb === 'GET' || verb === 'DELETE' ? { query: { doctype: 'Book', name: b.name } } : { json: { doctype: 'Book', name: b.name } },
+      );
       expect(res.status, `${verb} ${res.text}`).toBe(200);
       expect(res.body.message.title).toBe('Dune');
     }
@@ -115,7 +168,10 @@ describe('frappe.client.get', () => {
     const asReader = await method(t, 'GET', 'frappe.client.get', { auth: reader.auth, query: { doctype: 'Dossier', name } });
     expect(asReader.status).toBe(200);
     expect(asReader.body.message).not.toHaveProperty('secret');
-    const value = await method(t, 'GET', 'frappe.client.get_value', { auth: reader.auth, query: { doctype: 'Dossier', fieldname: '["title","secret"]', filters: name } });
+    const value = await method(t, 'GET', 'frappe.client.get_value', {
+      auth: reader.auth,
+      query: { doctype: 'Dossier', fieldname: '["title","secret"]', filters: name },
+    });
     expect(value.body.message).toEqual({ title: 'X' });
     const asAdmin = await method(t, 'GET', 'frappe.client.get', { query: { doctype: 'Dossier', name } });
     expect(asAdmin.body.message.secret).toBe('s3');
@@ -127,7 +183,14 @@ describe('frappe.client.get_value', () => {
     const t = await library();
     const dune = await book(t, { title: 'Dune', author: 'Herbert', pages: 412 });
     await book(t, { title: 'Emma', author: 'Austen', pages: 300 });
-    const forms: unknown[] = [{ title: 'Dune' }, JSON.stringify({ title: 'Dune' }), dune.name, JSON.stringify(dune.name), [['pages', '>', 400]], JSON.stringify(['title', '=', 'Dune'])];
+    const forms: unknown[] = [
+      { title: 'Dune' },
+      JSON.stringify({ title: 'Dune' }),
+      dune.name,
+      JSON.stringify(dune.name),
+      [['pages', '>', 400]],
+      JSON.stringify(['title', '=', 'Dune']),
+    ];
     for (const filters of forms) {
       const res = await method(t, 'POST', 'frappe.client.get_value', { json: { doctype: 'Book', fieldname: 'author', filters } });
       expect(res.status, `${JSON.stringify(filters)}: ${res.text}`).toBe(200);
@@ -153,7 +216,9 @@ describe('frappe.client.get_value', () => {
     const dune = await book(t, { title: 'Dune', author: 'Herbert', pages: 412 });
     const scalar = await method(t, 'POST', 'frappe.client.get_value', { json: { doctype: 'Book', fieldname: 'pages', filters: dune.name, as_dict: false } });
     expect(scalar.body).toEqual({ message: 412 });
-    const list = await method(t, 'POST', 'frappe.client.get_value', { json: { doctype: 'Book', fieldname: ['title', 'pages'], filters: dune.name, as_dict: 0 } });
+    const list = await method(t, 'POST', 'frappe.client.get_value', {
+      json: { doctype: 'Book', fieldname: ['title', 'pages'], filters: dune.name, as_dict: 0 },
+    });
     expect(list.body).toEqual({ message: ['Dune', 412] });
     const truthy = await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Book', fieldname: 'pages', filters: dune.name, as_dict: 'false' } });
     expect(truthy.body).toEqual({ message: { pages: 412 } });
@@ -215,7 +280,9 @@ describe('frappe.client.get_value', () => {
     const notJson = await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Book', fieldname: 'title', filters: '[[' } });
     expect(notJson.status).toBe(200);
     expect(notJson.body).toEqual({ message: {} });
-    expect((await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Book', fieldname: 'title', filters: dune.name } })).body).toEqual({ message: { title: 'Dune' } });
+    expect((await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Book', fieldname: 'title', filters: dune.name } })).body).toEqual({
+      message: { title: 'Dune' },
+    });
   });
 
   it('needs read permission: 403 "No permission for <doctype>"', async () => {
@@ -248,7 +315,11 @@ describe('frappe.client.get_value', () => {
     expect(asBob.body).toEqual({ message: {} });
     const asAnn = await method(t, 'GET', 'frappe.client.get_value', { auth: ann.auth, query: { doctype: 'Diary', fieldname: 'entry', filters: 'null' } });
     expect(asAnn.body).toEqual({ message: { entry: 'ann wrote this' } });
-    expectError(await method(t, 'GET', 'frappe.client.get', { auth: bob.auth, query: { doctype: 'Diary', name: mine.body.data.name } }), 403, 'PermissionError');
+    expectError(
+      await method(t, 'GET', 'frappe.client.get', { auth: bob.auth, query: { doctype: 'Diary', name: mine.body.data.name } }),
+      403,
+      'PermissionError',
+    );
   });
 
   it('reads a Single, with or without a name filter', async () => {
@@ -257,7 +328,9 @@ describe('frappe.client.get_value', () => {
     expect((await t.call('PUT', '/api/resource/Library Settings/Library Settings', { json: { max_loans: 7, default_genre: g } })).status).toBe(200);
     const plain = await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Library Settings', fieldname: 'max_loans' } });
     expect(plain.body).toEqual({ message: { max_loans: 7 } });
-    const named = await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Library Settings', fieldname: '["max_loans","default_genre","open"]', filters: 'Library Settings' } });
+    const named = await method(t, 'GET', 'frappe.client.get_value', {
+      query: { doctype: 'Library Settings', fieldname: '["max_loans","default_genre","open"]', filters: 'Library Settings' },
+    });
     expect(named.body).toEqual({ message: { max_loans: 7, default_genre: g, open: 0 } });
     const other = await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Library Settings', fieldname: 'max_loans', filters: 'Elsewhere' } });
     expect(other.body).toEqual({ message: {} });
@@ -270,7 +343,9 @@ describe('frappe.client.get_value', () => {
   it('reads a child table through its parent DocType', async () => {
     const t = await library();
     const b = await book(t, { title: 'Dune', tags: [{ tag: 'sand' }] });
-    const res = await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Book Tag', fieldname: 'tag', filters: JSON.stringify({ parent: b.name }), parent: 'Book' } });
+    const res = await method(t, 'GET', 'frappe.client.get_value', {
+      query: { doctype: 'Book Tag', fieldname: 'tag', filters: JSON.stringify({ parent: b.name }), parent: 'Book' },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ message: { tag: 'sand' } });
     expectError(await method(t, 'GET', 'frappe.client.get_value', { query: { doctype: 'Book Tag', fieldname: 'tag' } }), 403, 'PermissionError');
@@ -284,7 +359,9 @@ describe('frappe.client.get_single_value', () => {
     expect(fresh.body).toEqual({ message: 5 });
     await t.call('PUT', '/api/resource/Library Settings/Library Settings', { json: { open: 1, library_name: 'Town Library', max_loans: 9 } });
     const values = await Promise.all(
-      ['open', 'library_name', 'max_loans', 'default_genre'].map((field) => method(t, 'GET', 'frappe.client.get_single_value', { query: { doctype: 'Library Settings', field } })),
+      ['open', 'library_name', 'max_loans', 'default_genre'].map((field) =>
+        method(t, 'GET', 'frappe.client.get_single_value', { query: { doctype: 'Library Settings', field } }),
+      ),
     );
     // an unset Link reads as "" (Frappe casts by fieldtype: cstr(None))
     expect(values.map((r) => r.body)).toEqual([{ message: 1 }, { message: 'Town Library' }, { message: 9 }, { message: '' }]);
@@ -293,7 +370,11 @@ describe('frappe.client.get_single_value', () => {
   it('refuses an unknown field (417), a DocType that is not a Single (417) and a caller without read (403)', async () => {
     const t = await library();
     expectError(await method(t, 'GET', 'frappe.client.get_single_value', { query: { doctype: 'Library Settings', field: 'nope' } }), 417, 'InvalidColumnName');
-    expectError(await method(t, 'GET', 'frappe.client.get_single_value', { query: { doctype: 'Library Settings', field: '(select 1)' } }), 417, 'InvalidColumnName');
+    expectError(
+      await method(t, 'GET', 'frappe.client.get_single_value', { query: { doctype: 'Library Settings', field: '(select 1)' } }),
+      417,
+      'InvalidColumnName',
+    );
     expectError(await method(t, 'GET', 'frappe.client.get_single_value', { query: { doctype: 'Book', field: 'title' } }), 417, 'ValidationError');
     await createRole(t, 'Clerk');
     const clerk = await createUser(server, t, 'clerk@example.com', ['Clerk']);

@@ -73,14 +73,18 @@ describe('frappe.client.set_value', () => {
   it('takes several values as an object (js-sdk) or as JSON text in fieldname (form, PUT)', async () => {
     const t = await library();
     const b = await book(t, { title: 'Dune' });
-    const asObject = await method(t, 'POST', 'frappe.client.set_value', { json: { doctype: 'Book', name: b.name, fieldname: { author: 'Herbert', pages: 412 } } });
+    const asObject = await method(t, 'POST', 'frappe.client.set_value', {
+      json: { doctype: 'Book', name: b.name, fieldname: { author: 'Herbert', pages: 412 } },
+    });
     expect(asObject.body.message).toMatchObject({ author: 'Herbert', pages: 412 });
-    const asText = await method(t, 'PUT', 'frappe.client.set_value', { form: { doctype: 'Book', name: b.name, fieldname: JSON.stringify({ pages: 500, format: 'Hardcover' }) } });
+    const asText = await method(t, 'PUT', 'frappe.client.set_value', {
+      form: { doctype: 'Book', name: b.name, fieldname: JSON.stringify({ pages: 500, format: 'Hardcover' }) },
+    });
     expect(asText.status, asText.text).toBe(200);
     expect(asText.body.message).toMatchObject({ author: 'Herbert', pages: 500, format: 'Hardcover' });
   });
 
-  it("takes the Python client's POST / form; \"True\"/\"False\" set a Check, text is coerced by fieldtype", async () => {
+  it('takes the Python client\'s POST / form; "True"/"False" set a Check, text is coerced by fieldtype', async () => {
     const t = await library();
     const b = await book(t, { title: 'Dune' });
     const on = await legacyPost(t, 'frappe.client.set_value', { doctype: 'Book', name: b.name, fieldname: 'in_print', value: 'True' });
@@ -93,7 +97,11 @@ describe('frappe.client.set_value', () => {
     const price = await legacyPost(t, 'frappe.client.set_value', { doctype: 'Book', name: b.name, fieldname: 'price', value: '9.5' });
     expect(price.body.message.price).toBe(9.5);
     expectError(await legacyPost(t, 'frappe.client.set_value', { doctype: 'Book', name: b.name, fieldname: 'pages', value: 'None' }), 417, 'ValidationError');
-    expectError(await legacyPost(t, 'frappe.client.set_value', { doctype: 'Book', name: b.name, fieldname: 'format', value: 'Scroll' }), 417, 'ValidationError');
+    expectError(
+      await legacyPost(t, 'frappe.client.set_value', { doctype: 'Book', name: b.name, fieldname: 'format', value: 'Scroll' }),
+      417,
+      'ValidationError',
+    );
     // no value: the field is emptied, as Frappe's {fieldname: ""}
     const cleared = await legacyPost(t, 'frappe.client.set_value', { doctype: 'Book', name: b.name, fieldname: 'pages' });
     expect(cleared.body.message.pages).toBe(0);
@@ -129,12 +137,27 @@ describe('frappe.client.set_value', () => {
 
   it('a missing document is a 404; a caller who may only read gets 403', async () => {
     const t = await library();
-    expectError(await method(t, 'POST', 'frappe.client.set_value', { json: { doctype: 'Book', name: 'nope', fieldname: 'title', value: 'x' } }), 404, 'DoesNotExistError');
+    expectError(
+      await method(t, 'POST', 'frappe.client.set_value', { json: { doctype: 'Book', name: 'nope', fieldname: 'title', value: 'x' } }),
+      404,
+      'DoesNotExistError',
+    );
     await createRole(t, 'Clerk');
-    await createDoctype(t, { name: 'Pamphlet', fields: [{ fieldname: 'title', fieldtype: 'Data' }], permissions: [{ role: 'System Manager', read: 1, write: 1, create: 1 }, readOnly('Clerk')] });
+    await createDoctype(t, {
+      name: 'Pamphlet',
+      fields: [{ fieldname: 'title', fieldtype: 'Data' }],
+      permissions: [{ role: 'System Manager', read: 1, write: 1, create: 1 }, readOnly('Clerk')],
+    });
     const p = await t.call('POST', '/api/resource/Pamphlet', { json: { title: 'A' } });
     const clerk = await createUser(server, t, 'clerk@example.com', ['Clerk']);
-    expectError(await method(t, 'POST', 'frappe.client.set_value', { auth: clerk.auth, json: { doctype: 'Pamphlet', name: p.body.data.name, fieldname: 'title', value: 'B' } }), 403, 'PermissionError');
+    expectError(
+      await method(t, 'POST', 'frappe.client.set_value', {
+        auth: clerk.auth,
+        json: { doctype: 'Pamphlet', name: p.body.data.name, fieldname: 'title', value: 'B' },
+      }),
+      403,
+      'PermissionError',
+    );
   });
 });
 
@@ -159,7 +182,9 @@ describe('frappe.client.insert', () => {
     const bare = await method(t, 'POST', 'frappe.client.insert', { json: { doc: { doctype: 'Book Tag', tag: 'b' } } });
     expectError(bare, 417, 'ValidationError');
     expect(serverMessages(bare.body)).toEqual(['Parenttype, Parent and Parentfield are required to insert a child record']);
-    const res = await method(t, 'POST', 'frappe.client.insert', { json: { doc: { doctype: 'Book Tag', tag: 'b', parent: b.name, parenttype: 'Book', parentfield: 'tags' } } });
+    const res = await method(t, 'POST', 'frappe.client.insert', {
+      json: { doc: { doctype: 'Book Tag', tag: 'b', parent: b.name, parenttype: 'Book', parentfield: 'tags' } },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.message).toMatchObject({ doctype: 'Book', name: b.name });
     expect(res.body.message.tags.map((r: any) => r.tag)).toEqual(['a', 'b']);
@@ -220,7 +245,14 @@ describe('frappe.client.insert_many', () => {
     expectError(await method(t, 'POST', 'frappe.client.insert_many', { json: { docs } }), 417, 'MandatoryError');
     expect(await tableCount(server, t, 'Genre')).toBe(0);
     expect(await tableCount(server, t, 'Book')).toBe(0);
-    const duplicate = await method(t, 'POST', 'frappe.client.insert_many', { json: { docs: [{ doctype: 'Genre', genre_name: 'Poetry' }, { doctype: 'Genre', genre_name: 'Poetry' }] } });
+    const duplicate = await method(t, 'POST', 'frappe.client.insert_many', {
+      json: {
+        docs: [
+          { doctype: 'Genre', genre_name: 'Poetry' },
+          { doctype: 'Genre', genre_name: 'Poetry' },
+        ],
+      },
+    });
     expectError(duplicate, 409, 'DuplicateEntryError');
     expect(await tableCount(server, t, 'Genre')).toBe(0);
     expectError(await method(t, 'POST', 'frappe.client.insert_many', { json: { docs: { doctype: 'Genre' } } }), 417, 'ValidationError');
@@ -281,7 +313,11 @@ describe('frappe.client.save', () => {
 
   it('a name that does not exist is a 404; a document without a name is inserted', async () => {
     const t = await library();
-    expectError(await method(t, 'POST', 'frappe.client.save', { json: { doc: { doctype: 'Book', name: 'nope', title: 'x', modified: '2024-01-01 00:00:00' } } }), 404, 'DoesNotExistError');
+    expectError(
+      await method(t, 'POST', 'frappe.client.save', { json: { doc: { doctype: 'Book', name: 'nope', title: 'x', modified: '2024-01-01 00:00:00' } } }),
+      404,
+      'DoesNotExistError',
+    );
     const created = await method(t, 'POST', 'frappe.client.save', { json: { doc: { doctype: 'Book', title: 'New' } } });
     expect(created.status, created.text).toBe(200);
     expect(created.body.message.name).toMatch(HASH_RE);

@@ -32,9 +32,9 @@ describe('frappe-js-sdk db methods backed by frappe.client', () => {
     // no fieldname: the SDK sends the literal `[]`, which reads name
     expect(await db.getValue('Book', undefined, [['title', '=', 'Emma']] as any)).toEqual({ message: { name: expect.any(String) } });
 
-    const set = (await db.setValue('Book', dune.name, 'pages', 500)) as any;
+    const set = await db.setValue('Book', dune.name, 'pages', 500);
     expect(set.message).toMatchObject({ name: dune.name, pages: 500, genre: null });
-    const many = (await db.setValue('Book', dune.name, { author: 'F. Herbert', in_print: 1 })) as any;
+    const many = await db.setValue('Book', dune.name, { author: 'F. Herbert', in_print: 1 });
     expect(many.message).toMatchObject({ author: 'F. Herbert', in_print: 1 });
 
     expect(await db.getCount('Book')).toBe(2);
@@ -53,9 +53,9 @@ describe('frappe-js-sdk db methods backed by frappe.client', () => {
     const db = sdk(t).db();
     const loan = await db.createDoc('Loan', { borrower: 'ann' });
     const full = (await sdk(t).call().get('frappe.client.get', { doctype: 'Loan', name: loan.name })).message;
-    const submitted = (await db.submit(full)) as any;
+    const submitted = await db.submit(full);
     expect(submitted).toMatchObject({ name: loan.name, docstatus: 1, borrower: 'ann', remark: null });
-    const cancelled = (await db.cancel('Loan', loan.name)) as any;
+    const cancelled = await db.cancel('Loan', loan.name);
     expect(cancelled.message).toMatchObject({ name: loan.name, docstatus: 2 });
   });
 

@@ -20,14 +20,14 @@ const library = () => libraryTenant(() => server.tenant('r'));
 
 function rename(t: TestTenant, doctype: string, oldName: string, newName: unknown, extra: Record<string, unknown> = {}, auth?: string | null) {
   // what frappe-js-sdk's db.renameDoc sends
-  return method(t, 'POST', 'frappe.client.rename_doc', { json: { doctype, old_name: oldName, new_name: newName, merge: false, ...extra }, ...(auth !== undefined ? { auth } : {}) });
+  return method(t, 'POST', 'frappe.client.rename_doc', {
+    json: { doctype, old_name: oldName, new_name: newName, merge: false, ...extra },
+    ...(auth !== undefined ? { auth } : {}),
+  });
 }
 
 async function rowsWhere(t: TestTenant, table: string, column: string, value: string): Promise<number> {
-  const { rows } = await server.db.query<{ n: string }>(
-    `SELECT count(*)::text AS n FROM "${t.schema}"."${table}" WHERE "${column}" = $1`,
-    [value],
-  );
+  const { rows } = await server.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM "${t.schema}"."${table}" WHERE "${column}" = $1`, [value]);
   return Number(rows[0]!.n);
 }
 
@@ -36,7 +36,14 @@ describe('frappe.client.rename_doc', () => {
     const t = await library();
     const fantasy = await genre(t, 'Fantasy');
     await genre(t, 'Drama');
-    const linked = await book(t, { title: 'Earthsea', genre: fantasy, tags: [{ tag: 'wizard', genre: fantasy }, { tag: 'other', genre: 'Drama' }] });
+    const linked = await book(t, {
+      title: 'Earthsea',
+      genre: fantasy,
+      tags: [
+        { tag: 'wizard', genre: fantasy },
+        { tag: 'other', genre: 'Drama' },
+      ],
+    });
     const unrelated = await book(t, { title: 'Hamlet', genre: 'Drama' });
     await t.call('PUT', '/api/resource/Library Settings/Library Settings', { json: { default_genre: fantasy } });
     const noteOnGenre = await insert(t, 'Library Note', { ref_type: 'Genre', ref_name: fantasy, content: 'about the genre' });

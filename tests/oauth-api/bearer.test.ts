@@ -51,7 +51,11 @@ describe('a valid token', () => {
     expectOk(list);
     expect(list.body.data).toEqual([{ name: mine, owner: 'ada@example.com' }]);
     // Only a System Manager may read users' API secrets / issue keys: ada may not.
-    expectError(await tenant.call('POST', '/api/method/frappe.core.doctype.user.user.generate_keys', { auth, json: { user: 'ada@example.com' } }), 403, 'PermissionError');
+    expectError(
+      await tenant.call('POST', '/api/method/frappe.core.doctype.user.user.generate_keys', { auth, json: { user: 'ada@example.com' } }),
+      403,
+      'PermissionError',
+    );
     expect((await tenant.call('GET', '/api/method/frappe.auth.get_logged_user', { auth })).body.message).toBe('ada@example.com');
   });
 
@@ -101,8 +105,16 @@ describe('scopes', () => {
     expectError(await t.call('POST', '/api/resource/ToDo', { auth, json: { description: 'no' } }), 403, 'PermissionError');
     expectError(await t.call('PUT', `/api/resource/ToDo/${name}`, { auth, json: { description: 'no' } }), 403, 'PermissionError');
     expectError(await t.call('DELETE', `/api/resource/ToDo/${name}`, { auth }), 403, 'PermissionError');
-    expectError(await t.call('POST', '/api/method/frappe.client.insert', { auth, json: { doc: { doctype: 'ToDo', description: 'no' } } }), 403, 'PermissionError');
-    expectError(await t.call('POST', '/api/method/frappe.client.set_value', { auth, json: { doctype: 'ToDo', name, fieldname: 'description', value: 'x' } }), 403, 'PermissionError');
+    expectError(
+      await t.call('POST', '/api/method/frappe.client.insert', { auth, json: { doc: { doctype: 'ToDo', description: 'no' } } }),
+      403,
+      'PermissionError',
+    );
+    expectError(
+      await t.call('POST', '/api/method/frappe.client.set_value', { auth, json: { doctype: 'ToDo', name, fieldname: 'description', value: 'x' } }),
+      403,
+      'PermissionError',
+    );
     // other DocTypes: nothing
     expectError(await t.call('GET', '/api/resource/User', { auth }), 403, 'PermissionError');
     expectError(await t.call('GET', '/api/resource/User/Administrator', { auth }), 403, 'PermissionError');
@@ -139,7 +151,11 @@ describe('scopes', () => {
     expectError(res, 403, 'PermissionError');
     expect(res.text).toContain("Not permitted for this token's scope");
     // legacy RPC path too
-    expectError(await t.call('POST', '/', { auth: scoped, form: { cmd: 'frappe.core.doctype.user.user.generate_keys', user: 'Administrator' } }), 403, 'PermissionError');
+    expectError(
+      await t.call('POST', '/', { auth: scoped, form: { cmd: 'frappe.core.doctype.user.user.generate_keys', user: 'Administrator' } }),
+      403,
+      'PermissionError',
+    );
     const all = bearer(await mint(server, t, { claims: { scope: 'all' } }));
     expectOk(await t.call('POST', '/api/method/frappe.core.doctype.user.user.generate_keys', { auth: all, json: { user: 'Administrator' } }));
   });
@@ -200,7 +216,9 @@ describe('refused with 401 AuthenticationError', () => {
     await refused(bearer(await mint(server, t, { claims: { iss: server.url } })));
     // any port, http or https, is fine
     expectOk(await t.call('GET', '/api/resource/ToDo', { auth: bearer(await mint(server, t, { claims: { iss: `https://${t.name}.localhost` } })) }));
-    expectOk(await t.call('GET', '/api/resource/ToDo', { auth: bearer(await mint(server, t, { claims: { iss: `http://${t.name.toUpperCase()}.localhost:9999` } })) }));
+    expectOk(
+      await t.call('GET', '/api/resource/ToDo', { auth: bearer(await mint(server, t, { claims: { iss: `http://${t.name.toUpperCase()}.localhost:9999` } })) }),
+    );
   });
 
   it('a `typ` other than at+jwt', async () => {

@@ -23,7 +23,11 @@ const LIMIT_MS = 5000;
 /** A fresh tenant both servers know. */
 async function tenant(): Promise<TestTenant> {
   const t = await a.tenant('oauthrev');
-  await within(5000, () => call(b.url, t.name, 'GET', '/api/method/ping', { auth: null }), (r) => r.status === 200);
+  await within(
+    5000,
+    () => call(b.url, t.name, 'GET', '/api/method/ping', { auth: null }),
+    (r) => r.status === 200,
+  );
   return t;
 }
 
@@ -40,7 +44,12 @@ async function acceptedOnBoth(t: TestTenant, ...tokens: string[]): Promise<void>
 }
 
 async function refusedOn(server: TestServer, t: TestTenant, token: string): Promise<number> {
-  return within(LIMIT_MS, () => list(server, t, token), (r) => r.status === 401, 25);
+  return within(
+    LIMIT_MS,
+    () => list(server, t, token),
+    (r) => r.status === 401,
+    25,
+  );
 }
 
 const delays: Record<string, number> = {};
@@ -82,7 +91,7 @@ describe('revoking a token', () => {
 describe('revoking a grant', () => {
   it('refuses every token of the grant, at once here and within 5 s on a second server', async () => {
     const t = await tenant();
-    const gid = 'grant-' + Date.now();
+    const gid = `grant-${Date.now()}`;
     const first = await mint(a, t, { claims: { gid } });
     const second = await mint(a, t, { claims: { gid, scope: 'todo:read' } });
     const otherGrant = await mint(a, t);
@@ -103,7 +112,7 @@ describe('revoking a grant', () => {
 
   it('is caught by the poll within 5 s when no notification is sent', async () => {
     const t = await tenant();
-    const gid = 'grant-poll-' + Date.now();
+    const gid = `grant-poll-${Date.now()}`;
     const token = await mint(a, t, { claims: { gid } });
     await acceptedOnBoth(t, token);
     await recordRevocation(a.db, t.schema, 'grant', gid, 300);

@@ -82,7 +82,15 @@ describe('refusal reasons', () => {
     expect(hostOfIssuer('https://acme.example.com/')).toBe('acme.example.com');
     expect(hostOfIssuer('https://acme.example.com.')).toBe('acme.example.com');
     expect(hostOfIssuer('http://[::1]:8000')).toBe('[::1]');
-    for (const bad of ['ftp://acme.localhost', 'acme.localhost', 'http://acme.localhost/x', 'http://u:p@acme.localhost', 'http://acme.localhost?x', 'http://acme.localhost#x', 'javascript:alert(1)']) {
+    for (const bad of [
+      'ftp://acme.localhost',
+      'acme.localhost',
+      'http://acme.localhost/x',
+      'http://u:p@acme.localhost',
+      'http://acme.localhost?x',
+      'http://acme.localhost#x',
+      'javascript:alert(1)',
+    ]) {
       expect(hostOfIssuer(bad), bad).toBeUndefined();
     }
   });

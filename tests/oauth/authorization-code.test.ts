@@ -24,8 +24,13 @@ beforeAll(async () => {
 afterAll(() => stopServerAndBrowser(server, browser));
 
 /** GET on the tenant's own host, the way an app that only knows the subdomain calls it. */
-async function api(origin: string, path: string, token: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const res = await hostFetch(`${origin}${path}`, { ...init, headers: { Authorization: bearer(token), Accept: 'application/json', ...(init.headers ?? {}) } });
+async function api(
+  origin: string,
+  path: string,
+  token: string,
+  init: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any }> {
+  const res = await hostFetch(`${origin}${path}`, { ...init, headers: { Authorization: bearer(token), Accept: 'application/json', ...init.headers } });
   const text = await res.text();
   return { status: res.status, body: parseJson(text, text) };
 }
@@ -99,14 +104,20 @@ describe('authorization code with PKCE, through a browser', () => {
 
     const reuse = await client.refreshTokenGrant(config, first.refresh_token!).then(
       () => 'accepted',
-      (e: client.ResponseBodyError) => e.error,
+      (e: unknown) => {
+        if (e instanceof client.ResponseBodyError) return e.error;
+        throw e;
+      },
     );
     expect(reuse).toBe('invalid_grant');
     // The thief's replay revoked the grant: the rightful holder's tokens stop too.
     await expect.poll(async () => (await api(origin, '/api/resource/ToDo', second.access_token)).status, { timeout: 3000 }).toBe(401);
     const rotated = await client.refreshTokenGrant(config, second.refresh_token!).then(
       () => 'accepted',
-      (e: client.ResponseBodyError) => e.error,
+      (e: unknown) => {
+        if (e instanceof client.ResponseBodyError) return e.error;
+        throw e;
+      },
     );
     expect(rotated).toBe('invalid_grant');
     await context.close();
@@ -130,7 +141,11 @@ describe('authorization code with PKCE, through a browser', () => {
     // The narrow scope: reading ToDo is allowed, writing it and reading other DocTypes are not.
     const origin = originOf(server, t);
     expect((await api(origin, '/api/resource/ToDo', tokens.access_token)).status).toBe(200);
-    const write = await api(origin, '/api/resource/ToDo', tokens.access_token, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"description":"x"}' });
+    const write = await api(origin, '/api/resource/ToDo', tokens.access_token, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"description":"x"}',
+    });
     expect(write.status).toBe(403);
     expect((await api(origin, '/api/resource/User', tokens.access_token)).status).toBe(403);
     await context.close();
@@ -143,7 +158,14 @@ describe('authorization code with PKCE, through a browser', () => {
     const page = await context.newPage();
     await page.goto(`${origin}/api/method/ping`);
     const status = await page.evaluate(
-      async (pwd) => (await fetch('/api/method/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ usr: 'session@example.com', pwd }) })).status,
+      async (pwd) =>
+        (
+          await fetch('/api/method/login', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ usr: 'session@example.com', pwd }),
+          })
+        ).status,
       PASSWORD,
     );
     expect(status).toBe(200);

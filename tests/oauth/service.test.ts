@@ -89,11 +89,17 @@ describe("Frappe's oauth2 paths", () => {
     expect(profile.body).toMatchObject({ sub: 'fr@example.com', email: 'fr@example.com' });
 
     // Revoking the refresh token ends the grant: its access tokens stop too.
-    const revoked = await request(`${frappe}.revoke_token`, { form: { token: refreshed.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret! } });
+    const revoked = await request(`${frappe}.revoke_token`, {
+      form: { token: refreshed.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret! },
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.body).toEqual({});
-    await expect.poll(async () => (await request(`${origin}/api/resource/ToDo`, { headers: { Authorization: bearer(access) } })).status, { timeout: 5000 }).toBe(401);
-    const introspectedAfter = await request(`${frappe}.introspect_token`, { form: { token: access, client_id: app.client_id, client_secret: app.client_secret! } });
+    await expect
+      .poll(async () => (await request(`${origin}/api/resource/ToDo`, { headers: { Authorization: bearer(access) } })).status, { timeout: 5000 })
+      .toBe(401);
+    const introspectedAfter = await request(`${frappe}.introspect_token`, {
+      form: { token: access, client_id: app.client_id, client_secret: app.client_secret! },
+    });
     expect(introspectedAfter.body).toEqual({ active: false });
     const again = await request(`${frappe}.get_token`, {
       form: { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret! },
@@ -114,10 +120,15 @@ describe('OAuth Client', () => {
     expect(read.text).not.toContain(machine.client_secret);
 
     const ccToken = (secret: string) =>
-      request(`${origin}/oauth/token`, { form: { grant_type: 'client_credentials' }, headers: { Authorization: `Basic ${Buffer.from(`${machine.client_id}:${secret}`).toString('base64')}` } });
+      request(`${origin}/oauth/token`, {
+        form: { grant_type: 'client_credentials' },
+        headers: { Authorization: `Basic ${Buffer.from(`${machine.client_id}:${secret}`).toString('base64')}` },
+      });
     expect((await ccToken(machine.client_secret!)).status).toBe(200);
 
-    const reset = await t.call('POST', '/api/method/frappe.integrations.doctype.oauth_client.oauth_client.reset_client_secret', { json: { client: machine.client_id } });
+    const reset = await t.call('POST', '/api/method/frappe.integrations.doctype.oauth_client.oauth_client.reset_client_secret', {
+      json: { client: machine.client_id },
+    });
     expect(reset.status, reset.text).toBe(200);
     const fresh = reset.body.message.client_secret as string;
     expect(fresh).not.toBe(machine.client_secret);
@@ -127,7 +138,8 @@ describe('OAuth Client', () => {
 
   it('refuses the implicit and password grant types, and redirect URIs that are not https (but loopback)', async () => {
     const t = await server.tenant('oc');
-    const bad = async (json: Record<string, unknown>) => (await t.call('POST', '/api/resource/OAuth Client', { json: { app_name: 'X', scopes: 'all', ...json } })).status;
+    const bad = async (json: Record<string, unknown>) =>
+      (await t.call('POST', '/api/resource/OAuth Client', { json: { app_name: 'X', scopes: 'all', ...json } })).status;
     expect(await bad({ grant_type: 'Implicit', redirect_uris: 'https://app.example/cb' })).toBe(417);
     expect(await bad({ grant_type: 'Authorization Code', redirect_uris: 'http://app.example/cb' })).toBe(417);
     expect(await bad({ grant_type: 'Authorization Code', redirect_uris: 'https://app.example/cb#frag' })).toBe(417);
@@ -152,9 +164,28 @@ describe('the quire CLI', () => {
   it('oauth-client create prints the client once; oauth rotate-keys switches signing keys without breaking issued tokens', async () => {
     const t = await server.tenant('cli');
     const origin = originOf(server, t);
-    const created = await quire(['oauth-client', 'create', '--tenant', t.name, '--app-name', 'Nightly sync', '--grant-type', 'Client Credentials', '--user', 'Administrator', '--scopes', 'todo:read']);
+    const created = await quire([
+      'oauth-client',
+      'create',
+      '--tenant',
+      t.name,
+      '--app-name',
+      'Nightly sync',
+      '--grant-type',
+      'Client Credentials',
+      '--user',
+      'Administrator',
+      '--scopes',
+      'todo:read',
+    ]);
     expect(created.code, created.stderr).toBe(0);
-    expect(created.json).toMatchObject({ tenant: t.name, client_id: expect.any(String), client_secret: expect.any(String), grant_type: 'Client Credentials', scopes: 'todo:read' });
+    expect(created.json).toMatchObject({
+      tenant: t.name,
+      client_id: expect.any(String),
+      client_secret: expect.any(String),
+      grant_type: 'Client Credentials',
+      scopes: 'todo:read',
+    });
     const config = await discover(server, t, created.json.client_id, created.json.client_secret);
     const before = await client.clientCredentialsGrant(config);
     const oldKid = decodeProtectedHeader(before.access_token).kid;
@@ -164,7 +195,9 @@ describe('the quire CLI', () => {
     expect(rotated.json.kid).not.toBe(oldKid);
 
     // Every process hears of it (NOTIFY): the issuer signs with the new key, the API accepts both.
-    await expect.poll(async () => decodeProtectedHeader((await client.clientCredentialsGrant(config)).access_token).kid, { timeout: 5000 }).toBe(rotated.json.kid);
+    await expect
+      .poll(async () => decodeProtectedHeader((await client.clientCredentialsGrant(config)).access_token).kid, { timeout: 5000 })
+      .toBe(rotated.json.kid);
     const jwks = await request(`${origin}/oauth/jwks`);
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid).sort()).toEqual([oldKid, rotated.json.kid].sort());
     const after = await client.clientCredentialsGrant(config);
@@ -187,18 +220,25 @@ describe('quire serve auth', () => {
     );
   });
   afterAll(async () => {
-    await auth?.close();
+    await auth.close();
   });
 
   it('is the issuer on its own port; the API accepts its tokens; /metrics counts issuance, refusals and active grants', async () => {
     const t = await server.tenant('svc');
     const machine = await machineClient(t);
     const authOrigin = `http://${t.name}.localhost:${auth.port}`;
-    const config = await client.discovery(new URL(authOrigin), machine.client_id, { client_secret: machine.client_secret }, client.ClientSecretBasic(machine.client_secret), {
-      execute: [client.allowInsecureRequests],
-      [client.customFetch]: (url: string, options: object) => hostFetch(url, options as RequestInit),
-    });
-    config[client.customFetch] = (url: string, options: object) => hostFetch(url, options as RequestInit);
+    const config = await client.discovery(
+      new URL(authOrigin),
+      machine.client_id,
+      { client_secret: machine.client_secret },
+      client.ClientSecretBasic(machine.client_secret),
+      {
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- the local auth service is plain http; openid-client refuses http issuers without it
+        execute: [client.allowInsecureRequests],
+        [client.customFetch]: (url: string, options: object) => hostFetch(url, options),
+      },
+    );
+    config[client.customFetch] = (url: string, options: object) => hostFetch(url, options);
     expect(config.serverMetadata().issuer).toBe(authOrigin);
     const { access_token } = await client.clientCredentialsGrant(config);
     expect(decodeJwt(access_token).iss).toBe(authOrigin);

@@ -48,10 +48,17 @@ const rpFetch = (url: string, options: { body?: unknown; headers: Record<string,
 
 /** openid-client's view of the tenant's issuer (discovered, as every relying party does). */
 export async function discover(server: TestServer, t: { name: string }, id: string, secret?: string): Promise<client.Configuration> {
-  const config = await client.discovery(new URL(originOf(server, t)), id, secret ? { client_secret: secret } : { token_endpoint_auth_method: 'none' }, secret ? client.ClientSecretBasic(secret) : client.None(), {
-    execute: [client.allowInsecureRequests],
-    [client.customFetch]: rpFetch,
-  });
+  const config = await client.discovery(
+    new URL(originOf(server, t)),
+    id,
+    secret ? { client_secret: secret } : { token_endpoint_auth_method: 'none' },
+    secret ? client.ClientSecretBasic(secret) : client.None(),
+    {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- test tenants are served over plain http; openid-client refuses http issuers without it
+      execute: [client.allowInsecureRequests],
+      [client.customFetch]: rpFetch,
+    },
+  );
   config[client.customFetch] = rpFetch;
   return config;
 }
@@ -126,12 +133,13 @@ export async function authorizeInBrowser(
 
 async function playUser(page: Page, url: URL, user: UserActions, redirected: Promise<URL>): Promise<{ callback: URL; pages: string[] }> {
   const pages: string[] = [];
-  let back = false;
-  void redirected.then(() => (back = true));
+  // A property rather than a local: the callback sets it while the loop below runs, which a local's narrowing would not see.
+  const redirect = { arrived: false };
+  void redirected.then(() => (redirect.arrived = true));
   await page.goto(url.href);
   for (let step = 0; step < 4; step++) {
     await page.waitForLoadState('load');
-    if (back || page.url().includes('/callback')) break;
+    if (redirect.arrived || page.url().includes('/callback')) break;
     if (await page.locator('input[name=pwd]').count()) {
       pages.push('login');
       await page.getByLabel(/email|user/i).fill(user.email ?? '');
@@ -148,13 +156,20 @@ async function playUser(page: Page, url: URL, user: UserActions, redirected: Pro
     pages.push(`other: ${(await page.locator('body').innerText()).slice(0, 200)}`);
     break;
   }
-  const callback = await Promise.race([redirected, new Promise<URL>((_, reject) => setTimeout(() => reject(new Error(`no redirect; pages: ${pages.join(' / ')}`)), 5000))]);
+  const callback = await Promise.race([
+    redirected,
+    new Promise<URL>((_, reject) => setTimeout(() => reject(new Error(`no redirect; pages: ${pages.join(' / ')}`)), 5000)),
+  ]);
   return { callback, pages };
 }
 
 /** The code exchange, with openid-client's checks (state, PKCE, ID token signature, issuer, nonce). */
 export function exchange(config: client.Configuration, result: AuthorizeResult) {
-  return client.authorizationCodeGrant(config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
+  return client.authorizationCodeGrant(config, result.callback, {
+    pkceCodeVerifier: result.verifier,
+    expectedState: result.state,
+    expectedNonce: result.nonce,
+  });
 }
 
 export const bearer = (token: string) => `Bearer ${token}`;

@@ -108,16 +108,32 @@ describe('changing a DocType with PUT', () => {
     expectOk(put);
     expect((await columnsOf(server, t.schema, 'tabNote')).title).toEqual({ data_type: 'character varying', max_length: 200 });
     expectOk(await t.call('POST', '/api/resource/Note', { json: { title: long } }));
-    expect(await titlesOf(t, 'Note', ['title', 'body'])).toEqual(expect.arrayContaining([{ title: 'kept', body: 'b' }, { title: long, body: null }]));
+    expect(await titlesOf(t, 'Note', ['title', 'body'])).toEqual(
+      expect.arrayContaining([
+        { title: 'kept', body: 'b' },
+        { title: long, body: null },
+      ]),
+    );
   });
 
   it('changes a Data field holding numeric strings to Int, converting the values', async () => {
     const t = await server.tenant();
-    await createDocType(t, { name: 'Counter', fields: [{ fieldname: 'label', fieldtype: 'Data' }, { fieldname: 'qty', fieldtype: 'Data' }] });
+    await createDocType(t, {
+      name: 'Counter',
+      fields: [
+        { fieldname: 'label', fieldtype: 'Data' },
+        { fieldname: 'qty', fieldtype: 'Data' },
+      ],
+    });
     expectOk(await t.call('POST', '/api/resource/Counter', { json: { label: 'one', qty: '12' } }));
     expectOk(await t.call('POST', '/api/resource/Counter', { json: { label: 'two', qty: ' 7 ' } }));
     const put = await t.call('PUT', '/api/resource/DocType/Counter', {
-      json: { fields: [{ fieldname: 'label', fieldtype: 'Data' }, { fieldname: 'qty', fieldtype: 'Int' }] },
+      json: {
+        fields: [
+          { fieldname: 'label', fieldtype: 'Data' },
+          { fieldname: 'qty', fieldtype: 'Int' },
+        ],
+      },
     });
     expectOk(put);
     expect((await columnsOf(server, t.schema, 'tabCounter')).qty?.data_type).toBe('bigint');
@@ -146,13 +162,25 @@ describe('changing a DocType with PUT', () => {
 
   it('refuses a type change the data cannot take with 417, changing nothing', async () => {
     const t = await server.tenant();
-    await createDocType(t, { name: 'Counter', fields: [{ fieldname: 'label', fieldtype: 'Data' }, { fieldname: 'qty', fieldtype: 'Data' }] });
+    await createDocType(t, {
+      name: 'Counter',
+      fields: [
+        { fieldname: 'label', fieldtype: 'Data' },
+        { fieldname: 'qty', fieldtype: 'Data' },
+      ],
+    });
     expectOk(await t.call('POST', '/api/resource/Counter', { json: { label: 'num', qty: '3' } }));
     expectOk(await t.call('POST', '/api/resource/Counter', { json: { label: 'word', qty: 'abc' } }));
     const before = await t.call('GET', '/api/resource/DocType/Counter');
     const columnsBefore = await columnsOf(server, t.schema, 'tabCounter');
     const put = await t.call('PUT', '/api/resource/DocType/Counter', {
-      json: { fields: [{ fieldname: 'label', fieldtype: 'Data' }, { fieldname: 'qty', fieldtype: 'Int' }, { fieldname: 'extra', fieldtype: 'Data' }] },
+      json: {
+        fields: [
+          { fieldname: 'label', fieldtype: 'Data' },
+          { fieldname: 'qty', fieldtype: 'Int' },
+          { fieldname: 'extra', fieldtype: 'Data' },
+        ],
+      },
     });
     expectError(put, 417, 'ValidationError');
     expect(await columnsOf(server, t.schema, 'tabCounter')).toEqual(columnsBefore);
@@ -174,7 +202,16 @@ describe('invalid DocType definitions', () => {
   const invalid: Array<[string, Record<string, unknown>]> = [
     ['a bad fieldname', { name: 'Bad', fields: [{ fieldname: 'Bad Name', fieldtype: 'Data' }] }],
     ['a fieldname with SQL in it', { name: 'Bad', fields: [{ fieldname: 'x"; drop table "tabToDo', fieldtype: 'Data' }] }],
-    ['a duplicate fieldname', { name: 'Bad', fields: [{ fieldname: 'title', fieldtype: 'Data' }, { fieldname: 'title', fieldtype: 'Int' }] }],
+    [
+      'a duplicate fieldname',
+      {
+        name: 'Bad',
+        fields: [
+          { fieldname: 'title', fieldtype: 'Data' },
+          { fieldname: 'title', fieldtype: 'Int' },
+        ],
+      },
+    ],
     ['the reserved fieldname name', { name: 'Bad', fields: [{ fieldname: 'name', fieldtype: 'Data' }] }],
     ['the reserved fieldname owner', { name: 'Bad', fields: [{ fieldname: 'owner', fieldtype: 'Data' }] }],
     ['the reserved fieldname docstatus', { name: 'Bad', fields: [{ fieldname: 'docstatus', fieldtype: 'Int' }] }],
@@ -218,7 +255,9 @@ describe('standard DocTypes', () => {
     expectOk(before);
     const fields = before.body.data.fields as Array<Record<string, unknown>>;
     const res = await t.call('PUT', `/api/resource/DocType/${doctype}`, {
-      json: { fields: [...fields.map((f) => ({ fieldname: f.fieldname, fieldtype: f.fieldtype, options: f.options })), { fieldname: 'hacked', fieldtype: 'Data' }] },
+      json: {
+        fields: [...fields.map((f) => ({ fieldname: f.fieldname, fieldtype: f.fieldtype, options: f.options })), { fieldname: 'hacked', fieldtype: 'Data' }],
+      },
     });
     expectError(res, 417, 'ValidationError');
     const after = await t.call('GET', `/api/resource/DocType/${doctype}`);
@@ -272,7 +311,7 @@ describe('another API process', () => {
     child = await startChildServer();
   }, 60_000);
   afterAll(async () => {
-    await child?.stop();
+    await child.stop();
   });
 
   async function warm(t: TestTenant): Promise<void> {

@@ -88,14 +88,17 @@ export interface RawResult {
 /** One request with an explicit Host header and no X-Frappe-Site-Name (fetch cannot set Host). */
 export function rawRequest(port: number, method: string, pathname: string, headers: Record<string, string>, body?: string): Promise<RawResult> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: pathname, headers: { Accept: 'application/json', ...headers }, setHost: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: parseJson(text), text });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path: pathname, headers: { Accept: 'application/json', ...headers }, setHost: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, body: parseJson(text), text });
+        });
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -123,9 +126,10 @@ export function quire(args: string[], env: Record<string, string> = {}): Promise
         timeout: 60_000,
       },
       (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
         if (err && code === -1) {
-          reject(err);
+          // ExecFileException is typed without Error's shape; the original is kept as the cause.
+          reject(new Error(err.message, { cause: err }));
           return;
         }
         const lines = stdout.split('\n').filter((l) => l.trim() !== '');
@@ -159,8 +163,8 @@ export function startChildServer(env: Record<string, string> = {}): Promise<Chil
       child.kill('SIGKILL');
       reject(new Error(`child server did not start: ${out} ${err}`));
     }, 60_000);
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on port (\d+)/.exec(out);
       if (m) {

@@ -106,13 +106,22 @@ describe('if_owner', () => {
     expect([byName.status, byName.body.data]).toEqual([200, []]);
     const byOwner = await asAlice({ filters: JSON.stringify([['owner', '=', 'bob@example.com']]), fields: '["name"]' });
     expect([byOwner.status, byOwner.body.data]).toEqual([200, []]);
-    const orFilters = await asAlice({ or_filters: JSON.stringify([['owner', '=', 'bob@example.com'], ['owner', '=', 'Administrator']]), fields: '["title"]' });
+    const orFilters = await asAlice({
+      or_filters: JSON.stringify([
+        ['owner', '=', 'bob@example.com'],
+        ['owner', '=', 'Administrator'],
+      ]),
+      fields: '["title"]',
+    });
     expect([orFilters.status, orFilters.body.data]).toEqual([200, []]);
     const star = await asAlice({ fields: '["*"]', limit: '0' });
     expect(star.body.data.map((r: { owner: string }) => r.owner)).toEqual(['alice@example.com', 'alice@example.com']);
     const grouped = await asAlice({ fields: '["owner","count(name) as n"]', group_by: 'owner' });
     expect([grouped.status, grouped.body.data]).toEqual([200, [{ owner: 'alice@example.com', n: 2 }]]);
-    const v1 = await t.call('GET', '/api/method/frappe.client.get_list', { auth: alice.auth, query: { doctype: 'Note', fields: '["title"]', order_by: 'title asc' } });
+    const v1 = await t.call('GET', '/api/method/frappe.client.get_list', {
+      auth: alice.auth,
+      query: { doctype: 'Note', fields: '["title"]', order_by: 'title asc' },
+    });
     expect(v1.body.message).toEqual([{ title: 'alice 1' }, { title: 'alice 2' }]);
   });
 
@@ -138,7 +147,7 @@ describe('if_owner', () => {
     expect(await titles(t, 'Note', t.auth)).toEqual(['admin 1', 'alice 1', 'alice 2', 'bob 1']);
   });
 
-  it("lets the owner update and delete their own row", async () => {
+  it('lets the owner update and delete their own row', async () => {
     const own = await insert(t, 'Note', { title: 'alice temp' }, alice.auth);
     const put = await t.call('PUT', `/api/resource/Note/${own}`, { auth: alice.auth, json: { title: 'alice temp 2' } });
     expectOk(put);
@@ -156,7 +165,7 @@ describe('if_owner', () => {
     expect((await t.call('DELETE', `/api/resource/Note/${res.body.data.name}`)).status).toBe(202);
   });
 
-  it("applies the standard ToDo rule: every user sees only their own ToDos", async () => {
+  it('applies the standard ToDo rule: every user sees only their own ToDos', async () => {
     const mine = await insert(t, 'ToDo', { description: 'alice todo' }, alice.auth);
     const theirs = await insert(t, 'ToDo', { description: 'bob todo' }, bob.auth);
     const list = await t.call('GET', '/api/resource/ToDo', { auth: alice.auth, query: { fields: '["name","description"]' } });
@@ -415,12 +424,12 @@ describe('child tables', () => {
     expectError(await items(alice.auth, { parent: 'No Such DocType' }), 403, 'PermissionError');
   });
 
-  it("requires read permission on the parent (403 without it)", async () => {
+  it('requires read permission on the parent (403 without it)', async () => {
     expectError(await items(outsider.auth, { parent: 'Purchase' }), 403, 'PermissionError');
     expectError(await t.call('GET', '/api/resource/Order Item', { auth: null, query: { parent: 'Purchase' } }), 403, 'PermissionError');
   });
 
-  it("returns only the child rows of parents the caller may read", async () => {
+  it('returns only the child rows of parents the caller may read', async () => {
     const res = await items(alice.auth, { parent: 'Purchase' });
     expectOk(res);
     expect(res.body.data).toEqual([

@@ -20,7 +20,7 @@ describe('accepted encodings', () => {
     expect(res.body.data).toMatchObject({ title: 'json', pages: 2, pinned: 1 });
   });
 
-  it('a form body with data=<json> creates the document (the Python client\'s way)', async () => {
+  it("a form body with data=<json> creates the document (the Python client's way)", async () => {
     const t = await noteTenant();
     const res = await t.call('POST', '/api/resource/Note', { form: { data: JSON.stringify({ title: 'form data', pages: 3 }) } });
     expect(res.status).toBe(200);

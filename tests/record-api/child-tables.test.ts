@@ -17,7 +17,15 @@ const SO = '/api/resource/Sales%20Order';
 describe('create with rows', () => {
   it('rows carry name, parent, parentfield, parenttype, idx and doctype', async () => {
     const t = await orderTenant();
-    const res = await t.call('POST', SO, { json: { customer: 'ACME', lines: [{ item: 'A', qty: 1 }, { item: 'B', qty: 2 }] } });
+    const res = await t.call('POST', SO, {
+      json: {
+        customer: 'ACME',
+        lines: [
+          { item: 'A', qty: 1 },
+          { item: 'B', qty: 2 },
+        ],
+      },
+    });
     expect(res.status).toBe(200);
     const order = res.body.data;
     expect(order.lines).toHaveLength(2);
@@ -66,9 +74,22 @@ describe('create with rows', () => {
 describe('update replaces the list', () => {
   it('a PUT with the Table field deletes omitted rows, keeps and updates named rows, adds new rows', async () => {
     const t = await orderTenant();
-    const order = await insert(t, 'Sales Order', { lines: [{ item: 'A', qty: 1 }, { item: 'B', qty: 2 }, { item: 'C', qty: 3 }] });
+    const order = await insert(t, 'Sales Order', {
+      lines: [
+        { item: 'A', qty: 1 },
+        { item: 'B', qty: 2 },
+        { item: 'C', qty: 3 },
+      ],
+    });
     const [a, b, c] = order.lines;
-    const res = await t.call('PUT', `${SO}/${order.name}`, { json: { lines: [{ name: b.name, qty: 20 }, { item: 'D', qty: 4 }] } });
+    const res = await t.call('PUT', `${SO}/${order.name}`, {
+      json: {
+        lines: [
+          { name: b.name, qty: 20 },
+          { item: 'D', qty: 4 },
+        ],
+      },
+    });
     expect(res.status).toBe(200);
     const lines = res.body.data.lines;
     expect(lines).toHaveLength(2);
@@ -94,7 +115,13 @@ describe('update replaces the list', () => {
 
   it('a PUT without the Table key leaves the rows untouched', async () => {
     const t = await orderTenant();
-    const order = await insert(t, 'Sales Order', { customer: 'ACME', lines: [{ item: 'A', qty: 1 }, { item: 'B', qty: 2 }] });
+    const order = await insert(t, 'Sales Order', {
+      customer: 'ACME',
+      lines: [
+        { item: 'A', qty: 1 },
+        { item: 'B', qty: 2 },
+      ],
+    });
     const res = await t.call('PUT', `${SO}/${order.name}`, { json: { customer: 'Globex' } });
     expect(res.status).toBe(200);
     expect(res.body.data.customer).toBe('Globex');

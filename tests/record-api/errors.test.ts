@@ -9,7 +9,7 @@ beforeAll(async () => {
   [server, production] = await Promise.all([startTestServer(), startTestServer({ production: true })]);
 });
 afterAll(async () => {
-  await Promise.all([server?.close(), production?.close()]);
+  await Promise.all([server.close(), production.close()]);
 });
 
 /** `Widget` (hash) and `Tag` (prompt) covering the fieldtypes the hostile inputs aim at. */

@@ -105,10 +105,7 @@ describe('field:', () => {
 });
 
 describe('naming_series:', () => {
-  const series: FieldDef[] = [
-    { fieldname: 'naming_series', label: 'Series', fieldtype: 'Select', options: 'BS-.####\nINV-.YYYY.-.###' },
-    LABEL,
-  ];
+  const series: FieldDef[] = [{ fieldname: 'naming_series', label: 'Series', fieldtype: 'Select', options: 'BS-.####\nINV-.YYYY.-.###' }, LABEL];
 
   it('naming_series: uses the first option by default: BS-0001, BS-0002', async () => {
     const t = await tenantWith('naming_series:', series);
@@ -194,7 +191,7 @@ describe('prompt', () => {
     expect(await listNames(t, 'Thing')).toEqual([]);
   });
 
-  it('a name equal to the DocType\'s name answers 409 NameError', async () => {
+  it("a name equal to the DocType's name answers 409 NameError", async () => {
     const t = await tenantWith('prompt');
     expectError(await t.call('POST', '/api/resource/Thing', { json: { name: 'Thing' } }), 409, 'NameError');
     expect(await listNames(t, 'Thing')).toEqual([]);
@@ -206,7 +203,7 @@ describe('prompt', () => {
     expect(await listNames(t, 'Thing')).toEqual([]);
   });
 
-  it('an integer name for a prompt (varchar) DocType answers 409 NameError, as Frappe\'s validate_name does', async () => {
+  it("an integer name for a prompt (varchar) DocType answers 409 NameError, as Frappe's validate_name does", async () => {
     const t = await tenantWith('prompt');
     const res = await t.call('POST', '/api/resource/Thing', { json: { name: 123 } });
     expectError(res, 409, 'NameError');

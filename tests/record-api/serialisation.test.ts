@@ -69,7 +69,7 @@ describe('dates and times', () => {
     expect(await roundTrip(t, 'clock', '23:59:58.25')).toEqual(['23:59:58.250000', '23:59:58.250000']);
   });
 
-  it('a Time field not sent is set to the current time, as Frappe\'s new_doc does', async () => {
+  it("a Time field not sent is set to the current time, as Frappe's new_doc does", async () => {
     const t = await sampleTenant();
     const doc = await insert(t, 'Sample', {});
     expect(doc.clock).toMatch(/^\d{2}:\d{2}:\d{2}(\.\d{6})?$/);

@@ -73,7 +73,7 @@ describe('singles', () => {
     expectError(res, 417, 'ValidationError');
   });
 
-  it('two tenants\' singles are independent', async () => {
+  it("two tenants' singles are independent", async () => {
     const a = await settingsTenant();
     const b = await settingsTenant();
     expect((await a.call('PUT', PATH, { json: { shop_name: 'A shop' } })).status).toBe(200);

@@ -116,7 +116,7 @@ describe('select', () => {
     expect((await insert(t, 'Gadget', { title: 'Widget' })).colour).toBe('Red');
   });
 
-  it('a Select value not in the options answers 417 ValidationError with Frappe\'s message and writes nothing', async () => {
+  it("a Select value not in the options answers 417 ValidationError with Frappe's message and writes nothing", async () => {
     const t = await gadgetTenant();
     const res = await refusedCreate(t, { title: 'Widget', colour: 'Purple' }, 417, 'ValidationError');
     expect(serverMessages(res.body)).toEqual(['Colour cannot be "Purple". It should be one of "Red", "Green", "Blue"']);
@@ -184,12 +184,12 @@ describe('unique', () => {
 });
 
 describe('lengths', () => {
-  it('a value longer than the field\'s length answers 417 CharacterLengthExceededError and writes nothing', async () => {
+  it("a value longer than the field's length answers 417 CharacterLengthExceededError and writes nothing", async () => {
     const t = await gadgetTenant();
     await refusedCreate(t, { title: 'Widget', short: 'sixsix' }, 417, 'CharacterLengthExceededError');
   });
 
-  it('a value exactly the field\'s length is stored', async () => {
+  it("a value exactly the field's length is stored", async () => {
     const t = await gadgetTenant();
     expect((await insert(t, 'Gadget', { title: 'Widget', short: 'fivec' })).short).toBe('fivec');
   });
@@ -251,7 +251,7 @@ describe('Data options', () => {
     expect(serverMessages(res.body)[0]).toContain('is not a valid URL');
     expect(await listNames(t, 'Gadget')).toHaveLength(1);
   });
-  it('a URL with a scheme other than http(s) is accepted, as Frappe\'s validate_url only requires a host', async () => {
+  it("a URL with a scheme other than http(s) is accepted, as Frappe's validate_url only requires a host", async () => {
     const t = await gadgetTenant();
     expect((await insert(t, 'Gadget', { title: 'A', site: 'ftp://files.example.com/pub' })).site).toBe('ftp://files.example.com/pub');
   });

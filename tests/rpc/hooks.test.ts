@@ -18,7 +18,9 @@ afterAll(() => server.close());
 
 async function events(sample?: string): Promise<string[]> {
   const filters = sample === undefined ? [] : [['sample', '=', sample]];
-  const res = await t.call('GET', '/api/resource/Lab Log', { query: { fields: '["event"]', filters: JSON.stringify(filters), order_by: 'name asc', limit: 0 } });
+  const res = await t.call('GET', '/api/resource/Lab Log', {
+    query: { fields: '["event"]', filters: JSON.stringify(filters), order_by: 'name asc', limit: 0 },
+  });
   return res.body.data.map((r: { event: string }) => r.event);
 }
 
@@ -33,9 +35,17 @@ describe('document hooks', () => {
     await t.call('PUT', `/api/resource/Lab Sample/${name}`, { json: { docstatus: 2 } });
     expect((await t.call('DELETE', `/api/resource/Lab Sample/${name}`)).status).toBe(202);
     expect((await events(name)).slice(5)).toEqual([
-      'validate', 'before_save', 'on_update', 'on_change',
-      'validate', 'before_submit', 'on_update', 'on_submit', 'on_change',
-      'on_cancel', 'on_change',
+      'validate',
+      'before_save',
+      'on_update',
+      'on_change',
+      'validate',
+      'before_submit',
+      'on_update',
+      'on_submit',
+      'on_change',
+      'on_cancel',
+      'on_change',
       'on_trash',
     ]);
     // before_insert ran before the document had a name

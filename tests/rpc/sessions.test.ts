@@ -36,8 +36,10 @@ async function login(t: TestTenant, usr: string, pwd = PASSWORD, headers: Record
   return call(server.url, t.name, 'POST', '/api/method/login', { json: { usr, pwd }, headers });
 }
 
-const asSession = (t: TestTenant, sid: string) => (method: string, path: string, o: Parameters<TestTenant['call']>[2] = {}) =>
-  call(server.url, t.name, method, path, { ...o, headers: { Cookie: `sid=${sid}`, ...(o.headers ?? {}) } });
+const asSession =
+  (t: TestTenant, sid: string) =>
+  (method: string, path: string, o: Parameters<TestTenant['call']>[2] = {}) =>
+    call(server.url, t.name, method, path, { ...o, headers: { Cookie: `sid=${sid}`, ...(o.headers ?? {}) } });
 
 describe('login', () => {
   it('answers Frappe’s body and sets its cookies', async () => {

@@ -1,6 +1,6 @@
-/// <reference path="./vitest-context.d.ts" />
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import type {} from './vitest-context';
 
 /**
  * The suite runs against this machine's real Postgres. A fresh database per run keeps runs
@@ -28,5 +28,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const url = new URL(ADMIN_URL);
   url.pathname = `/${TEST_DATABASE}`;
   project.provide('databaseUrl', url.toString());
-  return () => admin(async (client) => void (await client.query(`DROP DATABASE IF EXISTS "${TEST_DATABASE}" WITH (FORCE)`)));
+  return () =>
+    admin(async (client) => {
+      await client.query(`DROP DATABASE IF EXISTS "${TEST_DATABASE}" WITH (FORCE)`);
+    });
 }

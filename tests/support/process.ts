@@ -24,8 +24,8 @@ export function spawnQuire(args: string[], env: NodeJS.ProcessEnv): Spawned {
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
@@ -35,10 +35,10 @@ export function spawnQuire(args: string[], env: NodeJS.ProcessEnv): Spawned {
         const started = Date.now();
         const tick = () => {
           const m = pattern.exec(out);
-          if (m) return resolve(m);
-          if (child.exitCode !== null) return reject(new Error(`process exited (${child.exitCode}) before ${pattern}: ${out}${err}`));
-          if (Date.now() - started > ms) return reject(new Error(`timed out waiting for ${pattern}: ${out}${err}`));
-          setTimeout(tick, 50);
+          if (m) resolve(m);
+          else if (child.exitCode !== null) reject(new Error(`process exited (${child.exitCode}) before ${pattern}: ${out}${err}`));
+          else if (Date.now() - started > ms) reject(new Error(`timed out waiting for ${pattern}: ${out}${err}`));
+          else setTimeout(tick, 50);
         };
         tick();
       });
@@ -59,10 +59,23 @@ export async function quireJson(args: string[], env: NodeJS.ProcessEnv): Promise
 }
 
 /** A plain HTTP request with an explicit Host header (fetch cannot set Host). */
-export function rawRequest(options: { port: number; path: string; host: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: any }> {
+export function rawRequest(options: {
+  port: number;
+  path: string;
+  host: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port: options.port, path: options.path, method: options.method ?? 'GET', headers: { Host: options.host, ...(options.headers ?? {}) } },
+      {
+        host: '127.0.0.1',
+        port: options.port,
+        path: options.path,
+        method: options.method ?? 'GET',
+        headers: { Host: options.host, ...(options.headers ?? {}) },
+      },
       (res) => {
         let data = '';
         res.on('data', (c: Buffer) => (data += c.toString()));

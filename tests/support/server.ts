@@ -105,7 +105,14 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     logger: pino({ level: 'silent' }),
     config: {
       platform,
-      api: { platform, port: 0, host: '127.0.0.1', maxPageLength: options.maxPageLength ?? 1000, maxBodySize: '1mb', maxFileSize: options.maxFileSize ?? 1024 * 1024 },
+      api: {
+        platform,
+        port: 0,
+        host: '127.0.0.1',
+        maxPageLength: options.maxPageLength ?? 1000,
+        maxBodySize: '1mb',
+        maxFileSize: options.maxFileSize ?? 1024 * 1024,
+      },
       webhooks: {
         platform,
         redisUrl: undefined,

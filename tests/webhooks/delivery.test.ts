@@ -101,8 +101,18 @@ describe('events, payloads and signatures', () => {
     expect(req!.headers['content-type']).toBe('application/json');
     expect(req!.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number(req!.headers['webhook-timestamp'])).toBeGreaterThan(Date.now() / 1000 - 60);
-    const [log] = await until(() => logs(t, hook.name), (l) => l.length === 1);
-    expect(log).toMatchObject({ outcome: 'Delivered', status_code: 200, attempt: 1, reference_doctype: 'ToDo', reference_document: created.body.data.name, event_id: req!.headers['webhook-id'] });
+    const [log] = await until(
+      () => logs(t, hook.name),
+      (l) => l.length === 1,
+    );
+    expect(log).toMatchObject({
+      outcome: 'Delivered',
+      status_code: 200,
+      attempt: 1,
+      reference_doctype: 'ToDo',
+      reference_document: created.body.data.name,
+      event_id: req!.headers['webhook-id'],
+    });
   });
 
   it('a JSON template renders the document; both signatures verify', async () => {
@@ -152,7 +162,12 @@ describe('events, payloads and signatures', () => {
     const t = await server.tenant('wh');
     const hooks = await Promise.all(
       ['on_submit', 'on_update_after_submit', 'on_cancel'].map((event) =>
-        webhook(t, { webhook_doctype: 'Lab Sample', webhook_docevent: event, request_structure: 'Form URL-Encoded', webhook_data: [{ fieldname: 'docstatus', key: 'docstatus' }] }),
+        webhook(t, {
+          webhook_doctype: 'Lab Sample',
+          webhook_docevent: event,
+          request_structure: 'Form URL-Encoded',
+          webhook_data: [{ fieldname: 'docstatus', key: 'docstatus' }],
+        }),
       ),
     );
     const created = await t.call('POST', '/api/resource/Lab Sample', { json: { code: 's1' } });
@@ -166,7 +181,12 @@ describe('events, payloads and signatures', () => {
 
   it('on_trash fires with the deleted document', async () => {
     const t = await server.tenant('wh');
-    const hook = await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'on_trash', request_structure: 'Form URL-Encoded', webhook_data: [{ fieldname: 'description', key: 'd' }] });
+    const hook = await webhook(t, {
+      webhook_doctype: 'ToDo',
+      webhook_docevent: 'on_trash',
+      request_structure: 'Form URL-Encoded',
+      webhook_data: [{ fieldname: 'description', key: 'd' }],
+    });
     const created = await t.call('POST', '/api/resource/ToDo', { json: { description: 'doomed' } });
     await t.call('DELETE', `/api/resource/ToDo/${created.body.data.name}`);
     expect((await receiver.waitFor(1, 10_000, at(hook.path)))[0]!.body).toBe('{"d": "doomed"}');
@@ -188,13 +208,23 @@ describe('events, payloads and signatures', () => {
 
   it('sends once per document and transaction, with the last state', async () => {
     const t = await server.tenant('wh');
-    const hook = await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'on_update', request_structure: 'Form URL-Encoded', webhook_data: [{ fieldname: 'description', key: 'd' }] });
+    const hook = await webhook(t, {
+      webhook_doctype: 'ToDo',
+      webhook_docevent: 'on_update',
+      request_structure: 'Form URL-Encoded',
+      webhook_data: [{ fieldname: 'description', key: 'd' }],
+    });
     const created = await t.call('POST', '/api/resource/ToDo', { json: { description: 'v1' } });
     await receiver.waitFor(1, 10_000, at(hook.path));
     const name = created.body.data.name as string;
     // bulk_update saves the same document twice in one transaction
     const res = await t.call('POST', '/api/method/frappe.client.bulk_update', {
-      json: { docs: [{ doctype: 'ToDo', docname: name, description: 'v2' }, { doctype: 'ToDo', docname: name, description: 'v3' }] },
+      json: {
+        docs: [
+          { doctype: 'ToDo', docname: name, description: 'v2' },
+          { doctype: 'ToDo', docname: name, description: 'v3' },
+        ],
+      },
     });
     expect(res.body.message).toEqual({ failed_docs: [] });
     const hits = await receiver.waitFor(2, 10_000, at(hook.path));
@@ -224,7 +254,10 @@ describe('delivery done well', () => {
       expect(gaps[0]).toBeGreaterThanOrEqual(140); // base 150 ms
       expect(gaps[1]).toBeGreaterThanOrEqual(950); // Retry-After: 1 s beats the 300 ms backoff
       expect(gaps[2]).toBeGreaterThanOrEqual(580); // 4 × base
-      const entries = await until(() => logs(t, hook.name), (l) => l.length === 4);
+      const entries = await until(
+        () => logs(t, hook.name),
+        (l) => l.length === 4,
+      );
       expect(entries.map((l) => [l.attempt, l.outcome, l.status_code])).toEqual([
         [1, 'Failed', 500],
         [2, 'Failed', 503],
@@ -238,10 +271,12 @@ describe('delivery done well', () => {
   });
 
   it('gives up after the maximum age and records the event as failed', async () => {
-    const quick = await startTestServer({ webhooks: { allowNets: parseCidrList('127.0.0.1/32'), retry: { baseDelayMs: 100, maxDelayMs: 200, maxAgeMs: 700, jitter: 0 } } });
+    const quick = await startTestServer({
+      webhooks: { allowNets: parseCidrList('127.0.0.1/32'), retry: { baseDelayMs: 100, maxDelayMs: 200, maxAgeMs: 700, jitter: 0 } },
+    });
     try {
       const t = await quick.tenant('wh');
-      const hook = await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: `${receiver.url}/always-500-${t.name}` });
+      await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: `${receiver.url}/always-500-${t.name}` });
       receiver.respond((r) => (r.url.startsWith('/always-500') ? { status: 500 } : { status: 200 }));
       await t.call('POST', '/api/resource/ToDo', { json: { description: 'never accepted' } });
       const { rows } = await until(
@@ -250,7 +285,6 @@ describe('delivery done well', () => {
       );
       expect(rows[0]!.status).toBe('failed');
       expect(rows[0]!.attempts).toBeGreaterThanOrEqual(3);
-      void hook;
     } finally {
       receiver.respond(() => ({ status: 200 }));
       await quick.close();
@@ -264,7 +298,10 @@ describe('delivery done well', () => {
     try {
       await t.call('POST', '/api/resource/ToDo', { json: { description: 'gone' } });
       await receiver.waitFor(1, 10_000, at(hook.path));
-      const enabled = await until(async () => (await t.call('GET', `/api/resource/Webhook/${hook.name}`)).body.data.enabled, (v) => v === 0);
+      const enabled = await until(
+        async () => (await t.call('GET', `/api/resource/Webhook/${hook.name}`)).body.data.enabled,
+        (v) => v === 0,
+      );
       expect(enabled).toBe(0);
       await t.call('POST', '/api/resource/ToDo', { json: { description: 'not sent' } });
       await new Promise((r) => setTimeout(r, 300));
@@ -280,7 +317,11 @@ describe('delivery done well', () => {
     receiver.respond((r) => (r.url === hook.path ? { status: 200, delayMs: 3000 } : { status: 200 }));
     try {
       await t.call('POST', '/api/resource/ToDo', { json: { description: 'slow receiver' } });
-      const [first] = await until(() => logs(t, hook.name), (l) => l.length >= 1, 8000);
+      const [first] = await until(
+        () => logs(t, hook.name),
+        (l) => l.length >= 1,
+        8000,
+      );
       expect(first).toMatchObject({ outcome: 'Timeout', attempt: 1 });
       expect(Number(first!.duration)).toBeGreaterThanOrEqual(900);
       expect(Number(first!.duration)).toBeLessThan(2500);
@@ -295,17 +336,23 @@ describe('delivery done well', () => {
       const t = await strict.tenant('wh');
       const hook = await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'after_insert' });
       await t.call('POST', '/api/resource/ToDo', { json: { description: 'to localhost' } });
-      const [log] = await until(() => logs(t, hook.name), (l) => l.length === 1);
+      const [log] = await until(
+        () => logs(t, hook.name),
+        (l) => l.length === 1,
+      );
       expect(log).toMatchObject({ outcome: 'Refused', attempt: 1 });
       expect(String(log!.error)).toMatch(/loopback/);
       expect(receiver.received.filter(at(hook.path))).toHaveLength(0);
       for (const url of ['http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', 'http://[::1]/x']) {
-        const other = await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'on_update', request_url: url });
-        void other;
+        await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'on_update', request_url: url });
       }
       await t.call('POST', '/api/resource/ToDo', { json: { description: 'to private networks' } });
       const refused = await until(
-        () => strict.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM quire.webhook_events WHERE "tenant" = $1 AND "status" = 'failed' AND "last_error" IS NOT NULL`, [t.name]),
+        () =>
+          strict.db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM quire.webhook_events WHERE "tenant" = $1 AND "status" = 'failed' AND "last_error" IS NOT NULL`,
+            [t.name],
+          ),
         (r) => r.rows[0]!.n === 5,
       );
       // the after_insert hook twice, and each of the three on_update hooks once
@@ -320,8 +367,13 @@ describe('delivery done well', () => {
     const hook = await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'after_insert' });
     await t.call('POST', '/api/resource/ToDo', { json: { description: 'replay me' } });
     const [first] = await receiver.waitFor(1, 10_000, at(hook.path));
-    await until(() => logs(t, hook.name), (l) => l.length === 1);
-    const replay = await t.call('POST', '/api/method/frappe.integrations.doctype.webhook.webhook.replay_event', { json: { event: first!.headers['webhook-id'] } });
+    await until(
+      () => logs(t, hook.name),
+      (l) => l.length === 1,
+    );
+    const replay = await t.call('POST', '/api/method/frappe.integrations.doctype.webhook.webhook.replay_event', {
+      json: { event: first!.headers['webhook-id'] },
+    });
     expect(replay.body).toEqual({ message: true });
     const hits = await receiver.waitFor(2, 10_000, at(hook.path));
     expect(hits[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);

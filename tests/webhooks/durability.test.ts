@@ -47,7 +47,13 @@ async function stop(p: Spawned, signal: NodeJS.Signals = 'SIGTERM'): Promise<voi
 async function webhook(apiPort: number, path: string): Promise<void> {
   const res = await call(`http://127.0.0.1:${apiPort}`, tenant, 'POST', '/api/resource/Webhook', {
     auth,
-    json: { name: `hook${path.replace(/\W/g, '-')}`, webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: `${receiver.url}${path}`, timeout: 2 },
+    json: {
+      name: `hook${path.replace(/\W/g, '-')}`,
+      webhook_doctype: 'ToDo',
+      webhook_docevent: 'after_insert',
+      request_url: `${receiver.url}${path}`,
+      timeout: 2,
+    },
   });
   expect(res.status, res.text).toBe(200);
 }

@@ -1,5 +1,5 @@
 import { whitelist, type MethodArgs } from '@quire/apps';
-import { decodeJsonArg } from '@quire/frappe-compat';
+import { cstr, decodeJsonArg } from '@quire/frappe-compat';
 import { DataError, FrappeTypeError, ValidationError } from '@quire/errors';
 import { ident } from '@quire/db';
 import type { Meta } from '@quire/meta';
@@ -53,19 +53,22 @@ function readable(meta: Meta, hidden: ReadonlySet<string>, fieldname: string): s
 /** Frappe's sanitize_searchfield, stricter: it must name a readable column. */
 function searchField(meta: Meta, hidden: ReadonlySet<string>, value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || !readable(meta, hidden, value)) throw new DataError(`Invalid Search Field ${String(value)}`, { title: 'Invalid Search Field' });
+  if (typeof value !== 'string' || !readable(meta, hidden, value))
+    throw new DataError(`Invalid Search Field ${cstr(value)}`, { title: 'Invalid Search Field' });
   return value;
 }
-
 
 /** `filters` as a list of tuples, so the automatic ones can be added (Frappe's make_filter_tuple for a dict). */
 function filterList(value: unknown): unknown[] {
   if (value === undefined || value === null || value === '') return [];
-  const decoded = decodeJsonArg('filters', value);
+  const decoded: unknown = decodeJsonArg('filters', value);
   if (decoded === null) return [];
-  if (Array.isArray(decoded)) return decoded.length > 0 && typeof decoded[0] === 'string' ? [decoded] : [...decoded];
+  if (Array.isArray(decoded)) {
+    const list: unknown[] = decoded;
+    return list.length > 0 && typeof list[0] === 'string' ? [list] : [...list];
+  }
   if (typeof decoded === 'object') {
-    return Object.entries(decoded as Record<string, unknown>).map(([field, v]) =>
+    return Object.entries(decoded as Record<string, unknown>).map(([field, v]): unknown[] =>
       Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' ? [field, v[0], v[1]] : [field, '=', v],
     );
   }
@@ -108,74 +111,86 @@ function byRelevance(txt: string): (a: LinkResult, b: LinkResult) => number {
  * `label` is the title field's value (when the DocType has one), `description` the search
  * fields' values joined with ", ".
  */
-export const search_link = whitelist(async (args, ctx) => {
-  const doctype = doctypeArg(args);
-  const { meta: tenant, principal, db } = ctx.doc;
-  const meta = tenant.require(doctype);
-  if (meta.issingle) throw new ValidationError(`${meta.name} is a Single DocType and cannot be searched`, { title: 'Single DocType' });
-  if (args.query !== undefined && args.query !== null && args.query !== '') {
-    throw new ValidationError(`Custom link queries are not supported (query ${String(args.query)})`, { title: 'Not Supported' });
-  }
-  const hidden = permittedLevels(meta, principal).hidden;
-  const txt = textArg(args.txt);
-  const searchfield = searchField(meta, hidden, args.searchfield);
-  const limit = pageLength(args.page_length, ctx.settings.maxPageLength);
+export const search_link = whitelist(
+  async (args, ctx) => {
+    const doctype = doctypeArg(args);
+    const { meta: tenant, principal, db } = ctx.doc;
+    const meta = tenant.require(doctype);
+    if (meta.issingle) throw new ValidationError(`${meta.name} is a Single DocType and cannot be searched`, { title: 'Single DocType' });
+    if (args.query !== undefined && args.query !== null && args.query !== '') {
+      throw new ValidationError(`Custom link queries are not supported (query ${cstr(args.query)})`, { title: 'Not Supported' });
+    }
+    const hidden = permittedLevels(meta, principal).hidden;
+    const txt = textArg(args.txt);
+    const searchfield = searchField(meta, hidden, args.searchfield);
+    const limit = pageLength(args.page_length, ctx.settings.maxPageLength);
 
-  const title = meta.titleField ? readable(meta, hidden, meta.titleField) : undefined;
-  const searchFields = unique(
-    (meta.definition.search_fields ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== '')
-      .map((s) => readable(meta, hidden, s))
-      .filter((s): s is string => s !== undefined),
-  );
-  // Frappe's get_std_fields_list: name, the title, the searchfield, then the search fields.
-  const described = unique([...(searchfield ? [searchfield] : []), ...searchFields]).filter((f) => f !== 'name' && f !== title);
-
-  const filters = filterList(args.filters);
-  for (const [field, condition] of [['enabled', ['=', 1]], ['disabled', ['!=', 1]]] as const) {
-    if (meta.field(field)?.fieldtype === 'Check' && !hidden.has(field)) filters.push([field, condition[0], condition[1]]);
-  }
-  const orFilters: unknown[] = [];
-  if (txt !== '') {
-    const pattern = `%${txt.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const matched = unique(['name', ...(title ? [title] : []), ...searchFields]).filter(
-      (f) => f === 'name' || SEARCHABLE.has(meta.field(f)?.fieldtype ?? ''),
+    const title = meta.titleField ? readable(meta, hidden, meta.titleField) : undefined;
+    const searchFields = unique(
+      (meta.definition.search_fields ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '')
+        .map((s) => readable(meta, hidden, s))
+        .filter((s): s is string => s !== undefined),
     );
-    for (const f of matched) orFilters.push([f, 'like', pattern]);
-  }
+    // Frappe's get_std_fields_list: name, the title, the searchfield, then the search fields.
+    const described = unique([...(searchfield ? [searchfield] : []), ...searchFields]).filter((f) => f !== 'name' && f !== title);
 
-  const sort = sortColumns(meta, hidden);
-  const fields = [
-    'name as v',
-    ...(title ? [`${title} as t`] : []),
-    ...described.map((f, i) => `${f} as d${i}`),
-    'idx as x',
-    ...sort.map((s, i) => `${s.field} as o${i}`),
-  ];
-  const inner = listStatement(
-    { fields, filters, or_filters: orFilters, limit_page_length: ctx.settings.maxPageLength },
-    { meta, tenant, principal, maxPageLength: ctx.settings.maxPageLength },
-  );
-  // Frappe's _relevance (1 / locate(txt, name), nulls last) needs an expression the list grammar
-  // refuses; the compiled statement is wrapped, and txt is a bind parameter like every value.
-  const relevance = txt.replace(/[%@,]/g, '');
-  const n = inner.values.length;
-  const order = [
-    `NULLIF(strpos(lower(s.${ident('v')}::text), lower($${n + 1}::text)), 0) ASC NULLS LAST`,
-    `s.${ident('x')} DESC`,
-    ...sort.map((o, i) => `s.${ident(`o${i}`)} ${o.direction}`),
-  ];
-  const { rows } = await db.query<Record<string, unknown>>(
-    `SELECT * FROM (${inner.text}) AS s ORDER BY ${order.join(', ')} LIMIT $${n + 2}`,
-    [...inner.values, relevance, limit],
-  );
+    const filters = filterList(args.filters);
+    for (const [field, condition] of [
+      ['enabled', ['=', 1]],
+      ['disabled', ['!=', 1]],
+    ] as const) {
+      if (meta.field(field)?.fieldtype === 'Check' && !hidden.has(field)) filters.push([field, condition[0], condition[1]]);
+    }
+    const orFilters: unknown[] = [];
+    if (txt !== '') {
+      const pattern = `%${txt.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const matched = unique(['name', ...(title ? [title] : []), ...searchFields]).filter(
+        (f) => f === 'name' || SEARCHABLE.has(meta.field(f)?.fieldtype ?? ''),
+      );
+      for (const f of matched) orFilters.push([f, 'like', pattern]);
+    }
 
-  const results = rows.map((row): LinkResult => {
-    const parts = unique(described.map((_, i) => row[`d${i}`]).filter((v) => v !== null && v !== undefined && v !== '' && v !== 0).map(String));
-    const description = parts.join(', ');
-    return title ? { value: row.v, label: row.t ?? null, description } : { value: row.v, description };
-  });
-  return results.sort(byRelevance(txt));
-}, { allowScopedTokens: true });
+    const sort = sortColumns(meta, hidden);
+    const fields = [
+      'name as v',
+      ...(title ? [`${title} as t`] : []),
+      ...described.map((f, i) => `${f} as d${i}`),
+      'idx as x',
+      ...sort.map((s, i) => `${s.field} as o${i}`),
+    ];
+    const inner = listStatement(
+      { fields, filters, or_filters: orFilters, limit_page_length: ctx.settings.maxPageLength },
+      { meta, tenant, principal, maxPageLength: ctx.settings.maxPageLength },
+    );
+    // Frappe's _relevance (1 / locate(txt, name), nulls last) needs an expression the list grammar
+    // refuses; the compiled statement is wrapped, and txt is a bind parameter like every value.
+    const relevance = txt.replace(/[%@,]/g, '');
+    const n = inner.values.length;
+    const order = [
+      `NULLIF(strpos(lower(s.${ident('v')}::text), lower($${n + 1}::text)), 0) ASC NULLS LAST`,
+      `s.${ident('x')} DESC`,
+      ...sort.map((o, i) => `s.${ident(`o${i}`)} ${o.direction}`),
+    ];
+    const { rows } = await db.query<Record<string, unknown>>(`SELECT * FROM (${inner.text}) AS s ORDER BY ${order.join(', ')} LIMIT $${n + 2}`, [
+      ...inner.values,
+      relevance,
+      limit,
+    ]);
+
+    const results = rows.map((row): LinkResult => {
+      const parts = unique(
+        described
+          .map((_, i) => row[`d${i}`])
+          .filter((v) => v !== null && v !== undefined && v !== '' && v !== 0)
+          .map(String),
+      );
+      const description = parts.join(', ');
+      return title ? { value: row.v, label: row.t ?? null, description } : { value: row.v, description };
+    });
+    return results.sort(byRelevance(txt));
+  },
+  { allowScopedTokens: true },
+);

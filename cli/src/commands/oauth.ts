@@ -26,7 +26,10 @@ export async function oauthClientCreate(rt: Runtime, o: OAuthClientCreateOptions
   }
   const clientCredentials = grantType === 'Client Credentials';
   const ctx = await rt.platform.context(tenant, ADMIN);
-  const roles = (o.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+  const roles = (o.roles ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   const doc = await insertDoc(ctx, 'OAuth Client', {
     app_name: o.appName,
     client_type: o.public ? 'Public' : 'Confidential',
@@ -40,7 +43,10 @@ export async function oauthClientCreate(rt: Runtime, o: OAuthClientCreateOptions
   const secret = typeof doc.client_secret === 'string' && !o.public ? doc.client_secret : undefined;
   return {
     json: { tenant: tenant.name, client_id: doc.name, ...(secret ? { client_secret: secret } : {}), grant_type: doc.grant_type, scopes: doc.scopes },
-    text: [`Client ID: ${String(doc.name)}`, ...(secret ? [`Client secret: ${secret}   (shown once; only its hash is stored)`] : ['Public client: no secret; PKCE is required'])].join('\n'),
+    text: [
+      `Client ID: ${String(doc.name)}`,
+      ...(secret ? [`Client secret: ${secret}   (shown once; only its hash is stored)`] : ['Public client: no secret; PKCE is required']),
+    ].join('\n'),
   };
 }
 

@@ -14,7 +14,10 @@ export interface UserCreateOptions {
 
 export async function userCreate(rt: Runtime, o: UserCreateOptions): Promise<CommandResult> {
   const tenant = tenantOf(rt, o.tenant);
-  const roles = (o.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+  const roles = (o.roles ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   const ctx = await rt.platform.context(tenant, ADMIN);
   const doc = await insertDoc(ctx, 'User', {
     email: o.email,

@@ -75,12 +75,20 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
     }
     const modulesFile = path.join(app.root, 'modules.txt');
     const listed = await fs.readFile(modulesFile, 'utf8').catch(() => '');
-    for (const m of listed.split('\n').map((s) => s.trim()).filter(Boolean)) modules.push({ app: app.name, module: m });
+    for (const m of listed
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      modules.push({ app: app.name, module: m });
     for (const file of files) {
       if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.endsWith('.test.ts')) continue;
       const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
       // `__init__.ts` is its folder's module, as in Python: frappe/__init__.ts -> `frappe`.
-      const modulePath = path.relative(app.root, file).slice(0, -3).split(path.sep).filter((p) => p !== '__init__');
+      const modulePath = path
+        .relative(app.root, file)
+        .slice(0, -3)
+        .split(path.sep)
+        .filter((p) => p !== '__init__');
       const dotted = [app.name, ...modulePath].join('.');
       for (const [exported, value] of Object.entries(mod)) {
         if (typeof value === 'function') functions.add(`${dotted}.${exported}`);

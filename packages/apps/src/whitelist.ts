@@ -128,5 +128,10 @@ export function whitelistDocMethod(fn: DocMethodFunction, options: { methods?: r
 }
 
 export function isDocMethod(value: unknown): value is WhitelistedDocMethod {
-  return typeof value === 'object' && value !== null && typeof (value as WhitelistedDocMethod).fn === 'function' && (value as WhitelistedDocMethod).methods instanceof Set;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as WhitelistedDocMethod).fn === 'function' &&
+    (value as WhitelistedDocMethod).methods instanceof Set
+  );
 }

@@ -84,7 +84,14 @@ export async function authenticatePassword(
       extra: { message: `Your account has been locked and will resume after ${wait} seconds` },
     });
   }
-  const { rows } = await q.query<{ name: string; enabled: number; full_name: string | null; user_type: string | null; user_image: string | null; password: string | null }>(
+  const { rows } = await q.query<{
+    name: string;
+    enabled: number;
+    full_name: string | null;
+    user_type: string | null;
+    user_image: string | null;
+    password: string | null;
+  }>(
     `SELECT u."name", u."enabled", u."full_name", u."user_type", u."user_image", a."password"
      FROM ${qualified(tenant.schema, 'tabUser')} u
      LEFT JOIN ${qualified(tenant.schema, AUTH_TABLE)} a ON a."doctype" = 'User' AND a."name" = u."name" AND a."fieldname" = 'password'

@@ -17,20 +17,16 @@ interface UserRow {
 
 /** A user's roles from `Has Role`, plus the automatic ones (frappe.get_roles). */
 export async function loadPrincipal(q: Queryable, schema: string, user: string): Promise<Principal | undefined> {
-  const { rows } = await q.query<UserRow>(
-    `SELECT "name", "enabled", "user_type" FROM ${qualified(schema, 'tabUser')} WHERE "name" = $1`,
-    [user],
-  );
+  const { rows } = await q.query<UserRow>(`SELECT "name", "enabled", "user_type" FROM ${qualified(schema, 'tabUser')} WHERE "name" = $1`, [user]);
   const row = rows[0];
   if (!row || !row.enabled) return undefined;
   return principalOf(q, schema, row);
 }
 
 async function principalOf(q: Queryable, schema: string, row: UserRow): Promise<Principal> {
-  const roles = await q.query<{ role: string }>(
-    `SELECT "role" FROM ${qualified(schema, 'tabHas Role')} WHERE "parent" = $1 AND "parenttype" = 'User'`,
-    [row.name],
-  );
+  const roles = await q.query<{ role: string }>(`SELECT "role" FROM ${qualified(schema, 'tabHas Role')} WHERE "parent" = $1 AND "parenttype" = 'User'`, [
+    row.name,
+  ]);
   const names = roles.rows.map((r) => r.role);
   if (row.user_type === 'System User') names.push('Desk User');
   return makePrincipal(row.name, names);

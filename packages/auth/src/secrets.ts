@@ -33,9 +33,7 @@ const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keylen: 32 } as const;
 
 function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scryptCb(password, salt, keylen, { ...options, maxmem: 128 * (options.N ?? 1) * (options.r ?? 8) * 2 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+    scryptCb(password, salt, keylen, { ...options, maxmem: 128 * (options.N ?? 1) * (options.r ?? 8) * 2 }, (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 

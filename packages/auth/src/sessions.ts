@@ -57,10 +57,7 @@ export async function createSession(
 
 /** Ends one session; returns its user, if it existed. */
 export async function deleteSession(q: Queryable, tenant: TenantRef, sidHash: string): Promise<string | undefined> {
-  const { rows } = await q.query<{ user: string }>(
-    `DELETE FROM ${qualified(tenant.schema, SESSIONS_TABLE)} WHERE "sid_hash" = $1 RETURNING "user"`,
-    [sidHash],
-  );
+  const { rows } = await q.query<{ user: string }>(`DELETE FROM ${qualified(tenant.schema, SESSIONS_TABLE)} WHERE "sid_hash" = $1 RETURNING "user"`, [sidHash]);
   return rows[0]?.user;
 }
 

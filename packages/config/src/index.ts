@@ -32,17 +32,47 @@ const platformSettings = {
   baseDomain: ['BASE_DOMAIN', z.string().trim().toLowerCase().min(1).default('localhost')],
   defaultTenant: ['DEFAULT_TENANT', optionalText],
   /** The embedded database's folder, used when there is no DATABASE_URL. */
-  dataDir: ['QUIRE_DATA_DIR', z.string().default('.quire/data').transform((p) => path.resolve(p))],
+  dataDir: [
+    'QUIRE_DATA_DIR',
+    z
+      .string()
+      .default('.quire/data')
+      .transform((p) => path.resolve(p)),
+  ],
   /** Where the local-disk file store keeps uploads. */
-  filesDir: ['QUIRE_FILES_DIR', z.string().default('.quire/files').transform((p) => path.resolve(p))],
+  filesDir: [
+    'QUIRE_FILES_DIR',
+    z
+      .string()
+      .default('.quire/files')
+      .transform((p) => path.resolve(p)),
+  ],
   /** App specifiers: `frappe` (built in) or a path to an app folder. */
-  apps: ['QUIRE_APPS', z.string().default('frappe').transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))],
+  apps: [
+    'QUIRE_APPS',
+    z
+      .string()
+      .default('frappe')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+  ],
   dbPoolSize: ['DB_POOL_SIZE', z.coerce.number().int().min(1).max(500).default(10)],
   dbStatementTimeoutMs: ['DB_STATEMENT_TIMEOUT_MS', z.coerce.number().int().min(0).default(30_000)],
   apiKeyCacheTtlMs: ['API_KEY_CACHE_TTL_MS', z.coerce.number().int().min(0).default(60_000)],
   cacheRefreshIntervalMs: ['CACHE_REFRESH_INTERVAL_MS', z.coerce.number().int().min(0).default(5_000)],
   /** Seconds a login session lives without activity (Frappe's session_expiry, 170 h). */
-  sessionExpirySeconds: ['SESSION_EXPIRY_SECONDS', z.coerce.number().int().min(60).default(170 * 3600)],
+  sessionExpirySeconds: [
+    'SESSION_EXPIRY_SECONDS',
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .default(170 * 3600),
+  ],
   /** base64 of 32 bytes; without it a key is generated once and kept in the platform schema. */
   encryptionKey: [
     'QUIRE_ENCRYPTION_KEY',
@@ -50,7 +80,13 @@ const platformSettings = {
   ],
   /** express' `trust proxy` for every HTTP service: X-Forwarded-Proto/Host/For count only from these peers. */
   trustProxy: ['TRUST_PROXY', z.string().default('false').transform(parseTrustProxy)],
-  production: ['NODE_ENV', z.string().default('development').transform((v) => v === 'production')],
+  production: [
+    'NODE_ENV',
+    z
+      .string()
+      .default('development')
+      .transform((v) => v === 'production'),
+  ],
   logLevel: ['LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')],
 } as const satisfies Record<string, Setting>;
 

@@ -13,12 +13,16 @@ export interface PgDatabaseOptions {
   applicationName?: string;
 }
 
-const types = {
-  getTypeParser(oid: number, format?: string) {
+/** pg's own parsers, seen as what they are: text in, a value out. */
+const pgTypeParser = pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (text: string) => unknown;
+
+/** Our parsers for the types whose shape we fix (TYPE_PARSERS), pg's for the rest. */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     const parser = TYPE_PARSERS[oid];
     if (parser && format !== 'binary') return parser;
-    return pg.types.getTypeParser(oid, format as 'text');
-  },
+    return pgTypeParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /** Server-side prepared statements are kept for at most this many distinct texts per process. */
@@ -61,12 +65,7 @@ export class PgDatabase implements Database {
     return name;
   }
 
-  private async run<R>(
-    target: PgQueryable,
-    text: string,
-    values: readonly unknown[],
-    options?: QueryOptions,
-  ): Promise<QueryResult<R>> {
+  private async run<R>(target: PgQueryable, text: string, values: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
     const name = options?.prepare ? this.statementName(text) : undefined;
     try {
       const res = await target.query({ text, values: values as unknown[], ...(name ? { name } : {}) });

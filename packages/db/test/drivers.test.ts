@@ -23,7 +23,9 @@ describe.each(drivers)('%s driver', (_kind, open) => {
   beforeAll(async () => {
     db = await open();
     await db.query(`CREATE SCHEMA ${schema}`);
-    await db.query(`CREATE TABLE ${t} (name varchar(140) PRIMARY KEY, n bigint, amount numeric(21,9), d date, ts timestamp(6), tm time(6), j json, b smallint)`);
+    await db.query(
+      `CREATE TABLE ${t} (name varchar(140) PRIMARY KEY, n bigint, amount numeric(21,9), d date, ts timestamp(6), tm time(6), j json, b smallint)`,
+    );
   });
   afterAll(async () => {
     await db.query(`DROP SCHEMA ${schema} CASCADE`);

@@ -32,7 +32,6 @@ export interface FileStore {
   delete(key: string): Promise<void>;
 }
 
-
 /** Frappe's `doc.flags.ignore_*`: for installers and trusted internal callers, never for request input. */
 export interface WriteFlags {
   ignorePermissions?: boolean;

@@ -1,10 +1,5 @@
 import type { Transaction } from '@quire/db';
-import {
-  DocstatusTransitionError,
-  doesNotExist,
-  TimestampMismatchError,
-  ValidationError,
-} from '@quire/errors';
+import { DocstatusTransitionError, doesNotExist, TimestampMismatchError, ValidationError } from '@quire/errors';
 import { cstr } from '@quire/frappe-compat';
 import { nowDatetime, type Meta } from '@quire/meta';
 import { checkPermission, hasPermission, permittedLevels } from '@quire/permissions';
@@ -12,25 +7,8 @@ import type { DocContext, DocData, WriteFlags } from './context';
 import type { HookName } from './controllers';
 import { setNewName, validateName } from './naming';
 import { forgetPasswords, storePasswords } from './passwords';
-import {
-  deleteChildren,
-  deleteRow,
-  insertRows,
-  selectDoc,
-  selectRow,
-  storedName,
-  updateRow,
-  writeSingle,
-} from './storage';
-import {
-  checkLinks,
-  checkMandatory,
-  checkNoLinks,
-  checkSetOnlyOnce,
-  checkUpdateAfterSubmit,
-  checkValues,
-  refuseCancelledEdit,
-} from './validation';
+import { deleteChildren, deleteRow, insertRows, selectDoc, selectRow, storedName, updateRow, writeSingle } from './storage';
+import { checkLinks, checkMandatory, checkNoLinks, checkSetOnlyOnce, checkUpdateAfterSubmit, checkValues, refuseCancelledEdit } from './validation';
 import { applyInput, newDoc, parseDocstatus, prepareChildren } from './values';
 
 /**
@@ -285,9 +263,20 @@ async function syncChildren(w: Write): Promise<void> {
     const rows = (doc[f.fieldname] as DocData[] | undefined) ?? [];
     const before = new Set(((w.previous?.[f.fieldname] as DocData[] | undefined) ?? []).map((r) => String(r.name)));
     const kept = rows.filter((r) => before.has(String(r.name)));
-    await deleteChildren(tx, meta, child, f.fieldname, doc.name as string | number, kept.map((r) => String(r.name)));
+    await deleteChildren(
+      tx,
+      meta,
+      child,
+      f.fieldname,
+      doc.name as string | number,
+      kept.map((r) => String(r.name)),
+    );
     for (const row of kept) await updateRow(tx, child, row);
-    await insertRows(tx, child, rows.filter((r) => !before.has(String(r.name))));
+    await insertRows(
+      tx,
+      child,
+      rows.filter((r) => !before.has(String(r.name))),
+    );
   }
 }
 

@@ -8,7 +8,8 @@ import type { DocContext } from './context';
  */
 export async function getList(ctx: DocContext, doctype: string, params: ListParams, maxPageLength: number): Promise<unknown[]> {
   const meta = ctx.meta.require(doctype);
-  if (meta.issingle) throw new ValidationError(`${meta.name} is a Single DocType: read it at /api/resource/${meta.name}/${meta.name}`, { title: 'Single DocType' });
+  if (meta.issingle)
+    throw new ValidationError(`${meta.name} is a Single DocType: read it at /api/resource/${meta.name}/${meta.name}`, { title: 'Single DocType' });
   const compiled = listStatement(params, { meta, tenant: ctx.meta, principal: ctx.principal, maxPageLength });
   const { rows } = await ctx.db.query<Record<string, unknown>>(compiled.text, compiled.values, { prepare: true });
   return compiled.asDict ? rows : rowsToArrays(rows, compiled.keys);

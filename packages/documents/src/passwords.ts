@@ -33,7 +33,12 @@ export async function forgetPasswords(q: Queryable, schema: string, meta: Meta, 
 }
 
 /** A Password field's value (Frappe's get_decrypted_password), or undefined when none is stored. */
-export async function getPassword(ctx: Pick<DocContext, 'db' | 'tenant' | 'secrets'>, doctype: string, name: string, fieldname: string): Promise<string | undefined> {
+export async function getPassword(
+  ctx: Pick<DocContext, 'db' | 'tenant' | 'secrets'>,
+  doctype: string,
+  name: string,
+  fieldname: string,
+): Promise<string | undefined> {
   const sealed = await readSecretHash(ctx.db, ctx.tenant.schema, doctype, name, fieldname);
   return sealed === undefined ? undefined : ctx.secrets.decrypt(sealed);
 }

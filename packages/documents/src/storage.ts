@@ -31,11 +31,9 @@ export function storedName(meta: Meta, name: unknown): string | number | undefin
 }
 
 export async function selectRow(q: Queryable, meta: Meta, name: string | number, forUpdate = false): Promise<DocData | undefined> {
-  const { rows } = await q.query<DocData>(
-    `SELECT ${selectList(meta)} FROM ${meta.table} WHERE "name" = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-    [name],
-    { prepare: true },
-  );
+  const { rows } = await q.query<DocData>(`SELECT ${selectList(meta)} FROM ${meta.table} WHERE "name" = $1${forUpdate ? ' FOR UPDATE' : ''}`, [name], {
+    prepare: true,
+  });
   return rows[0];
 }
 
@@ -125,7 +123,14 @@ export async function deleteRow(q: Queryable, meta: Meta, name: string | number)
 }
 
 /** Deletes a parent's rows of one Table field, except those named in `keep`. */
-export async function deleteChildren(q: Queryable, parent: Meta, child: Meta, parentfield: string, parentName: string | number, keep: string[] = []): Promise<void> {
+export async function deleteChildren(
+  q: Queryable,
+  parent: Meta,
+  child: Meta,
+  parentfield: string,
+  parentName: string | number,
+  keep: string[] = [],
+): Promise<void> {
   await q.query(
     `DELETE FROM ${child.table} WHERE "parent" = $1 AND "parenttype" = $2 AND "parentfield" = $3 AND NOT ("name" = ANY($4::text[]))`,
     [String(parentName), parent.name, parentfield, keep],
@@ -156,10 +161,9 @@ function singlesTable(meta: Meta): string {
 }
 
 export async function selectSingle(q: Queryable, tenant: TenantMeta, meta: Meta): Promise<DocData> {
-  const { rows } = await q.query<{ field: string; value: string | null }>(
-    `SELECT "field", "value" FROM ${singlesTable(meta)} WHERE "doctype" = $1`,
-    [meta.name],
-  );
+  const { rows } = await q.query<{ field: string; value: string | null }>(`SELECT "field", "value" FROM ${singlesTable(meta)} WHERE "doctype" = $1`, [
+    meta.name,
+  ]);
   const stored = new Map(rows.map((r) => [r.field, r.value]));
   const doc: DocData = { name: meta.name, owner: stored.get('owner') ?? 'Administrator', docstatus: 0, idx: 0 };
   for (const key of ['creation', 'modified', 'modified_by'] as const) doc[key] = stored.get(key) ?? null;
@@ -226,4 +230,3 @@ export function mapWriteError(e: unknown, meta: Meta, row: DocData | undefined):
   }
   return e;
 }
-

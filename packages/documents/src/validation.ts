@@ -115,7 +115,8 @@ export async function checkLinks(q: Queryable, meta: Meta, tenant: TenantMeta, d
   for (const ref of refs) {
     const prefix = ref.row !== undefined ? `Row #${ref.row}: ` : '';
     if (ref.target.issingle) {
-      if (String(ref.value) !== ref.target.name) throw new LinkValidationError(`${prefix}Could not find ${ref.label}: ${String(ref.value)}`, { title: 'Invalid Link' });
+      if (String(ref.value) !== ref.target.name)
+        throw new LinkValidationError(`${prefix}Could not find ${ref.label}: ${String(ref.value)}`, { title: 'Invalid Link' });
       continue;
     }
     const name = storedName(ref.target, String(ref.value));
@@ -139,10 +140,9 @@ function same(a: unknown, b: unknown): boolean {
 export function checkUpdateAfterSubmit(meta: Meta, tenant: TenantMeta, previous: DocData, doc: DocData): void {
   const refuse = (label: string, before: unknown, after: unknown, row?: number): never => {
     const prefix = row !== undefined ? `Row #${row}: ` : '';
-    throw new UpdateAfterSubmitError(
-      `${prefix}Not allowed to change ${label} after submission from ${cstr(before)} to ${cstr(after)}`,
-      { title: 'Cannot Update After Submit' },
-    );
+    throw new UpdateAfterSubmitError(`${prefix}Not allowed to change ${label} after submission from ${cstr(before)} to ${cstr(after)}`, {
+      title: 'Cannot Update After Submit',
+    });
   };
   for (const f of meta.dataFields) {
     if (!f.allow_on_submit && !same(previous[f.fieldname], doc[f.fieldname])) refuse(fieldLabel(f), previous[f.fieldname], doc[f.fieldname]);
@@ -157,7 +157,8 @@ export function checkUpdateAfterSubmit(meta: Meta, tenant: TenantMeta, previous:
     }
     after.forEach((row, i) => {
       for (const cf of child.dataFields) {
-        if (!cf.allow_on_submit && !same(before[i]?.[cf.fieldname], row[cf.fieldname])) refuse(fieldLabel(cf), before[i]?.[cf.fieldname], row[cf.fieldname], i + 1);
+        if (!cf.allow_on_submit && !same(before[i]?.[cf.fieldname], row[cf.fieldname]))
+          refuse(fieldLabel(cf), before[i]?.[cf.fieldname], row[cf.fieldname], i + 1);
       }
     });
   }

@@ -1,16 +1,6 @@
 import { ValidationError } from '@quire/errors';
 import { cstr } from '@quire/frappe-compat';
-import {
-  coerceFieldValue,
-  fieldLabel,
-  fieldTypeSpec,
-  nowDatetime,
-  nowTime,
-  today,
-  type DocField,
-  type Meta,
-  type TenantMeta,
-} from '@quire/meta';
+import { coerceFieldValue, fieldLabel, fieldTypeSpec, nowDatetime, nowTime, today, type DocField, type Meta, type TenantMeta } from '@quire/meta';
 import type { Principal } from '@quire/permissions';
 import type { DocData } from './context';
 import { hashName } from './naming';
@@ -75,9 +65,7 @@ export function applyInput(meta: Meta, tenant: TenantMeta, doc: DocData, input: 
       throw new ValidationError(`Value for ${fieldLabel(f)} must be a list of rows`, { title: 'Invalid Value' });
     }
     const child = tenant.require(f.options ?? '');
-    const before = new Map(
-      ((options.previous?.[f.fieldname] as DocData[] | undefined) ?? []).map((r) => [String(r.name), r]),
-    );
+    const before = new Map(((options.previous?.[f.fieldname] as DocData[] | undefined) ?? []).map((r) => [String(r.name), r]));
     doc[f.fieldname] = value.map((item, i) => {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
         throw new ValidationError(`Row #${i + 1} of ${fieldLabel(f)} must be an object`, { title: 'Invalid Value' });

@@ -35,10 +35,7 @@ export class FrappeError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.title = options.title;
     this.extra = options.extra;
-    const own: ServerMessage[] =
-      message && !options.silent
-        ? [{ message, title: options.title ?? 'Message', indicator: 'red', raise_exception: 1 }]
-        : [];
+    const own: ServerMessage[] = message && !options.silent ? [{ message, title: options.title ?? 'Message', indicator: 'red', raise_exception: 1 }] : [];
     this.messages = [...own, ...(options.messages ?? [])];
   }
 

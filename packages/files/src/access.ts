@@ -56,10 +56,7 @@ export async function mayReadFile(ctx: DocContext, file: StoredFile): Promise<bo
   }
 }
 
-export type DownloadCheck =
-  | { status: 'ok'; file: StoredFile }
-  | { status: 'forbidden' }
-  | { status: 'missing' };
+export type DownloadCheck = { status: 'ok'; file: StoredFile } | { status: 'forbidden' } | { status: 'missing' };
 
 /** The File row through which the caller may download `url`, or why not. */
 export async function checkDownload(ctx: DocContext, url: string): Promise<DownloadCheck> {

@@ -52,7 +52,8 @@ function pythonJsonString(s: string): string {
     const code = s.charCodeAt(i);
     const short = SHORT_ESCAPES[ch];
     if (short !== undefined) out += short;
-    else if (code < 0x20 || code > 0x7e) out += `\\u${code.toString(16).padStart(4, '0')}`; // UTF-16 units: astral → surrogate pair
+    else if (code < 0x20 || code > 0x7e)
+      out += `\\u${code.toString(16).padStart(4, '0')}`; // UTF-16 units: astral → surrogate pair
     else out += ch;
   }
   return `${out}"`;
@@ -105,9 +106,7 @@ export function pythonJsonDumps(value: unknown): string {
         return `[${items.join(', ')}]`;
       }
       const entries: Array<[string, unknown]> =
-        obj instanceof Map
-          ? [...(obj as Map<unknown, unknown>).entries()].map(([k, val]) => [String(k), val])
-          : Object.entries(obj);
+        obj instanceof Map ? [...(obj as Map<unknown, unknown>).entries()].map(([k, val]) => [String(k), val]) : Object.entries(obj);
       const parts: string[] = [];
       for (const [k, val] of entries) {
         const text = dump(val, k);

@@ -1,5 +1,6 @@
 /** JSON.stringify as it behaves: undefined (not text) for a function, a symbol, or undefined itself. */
-export const jsonStringify: (value: unknown, replacer?: (this: unknown, key: string, value: unknown) => unknown, space?: number) => string | undefined = JSON.stringify;
+export const jsonStringify: (value: unknown, replacer?: (this: unknown, key: string, value: unknown) => unknown, space?: number) => string | undefined =
+  JSON.stringify;
 
 /**
  * Frappe's `cstr`: a value as text for messages, names and comparisons. None (null/undefined) is

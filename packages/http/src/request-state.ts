@@ -18,6 +18,13 @@ declare global {
   }
 }
 
+/** The request state of a request seen without its response (a passport strategy gets only `req`). */
+export function localsOf(req: Request): Express.Locals {
+  const { res } = req;
+  if (!res) throw new Error('express links every request to its response');
+  return res.locals;
+}
+
 const SAFE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Gives every request an id, echoed in `X-Request-Id`. */

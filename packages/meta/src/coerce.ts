@@ -1,10 +1,4 @@
-import {
-  CharacterLengthExceededError,
-  InvalidEmailAddressError,
-  InvalidPhoneNumberError,
-  NonNegativeError,
-  ValidationError,
-} from '@quire/errors';
+import { CharacterLengthExceededError, InvalidEmailAddressError, InvalidPhoneNumberError, NonNegativeError, ValidationError } from '@quire/errors';
 import { parseDate, parseDatetime, parseTime } from './datetime';
 import type { DocField } from './definition';
 import { fieldTypeSpec, VARCHAR_LEN, type ValueKind } from './fieldtypes';
@@ -145,10 +139,9 @@ export function checkFieldValue(field: DocField, value: unknown, doctype: string
     const length = pyLen(value);
     if (length > max) {
       const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
-      throw new CharacterLengthExceededError(
-        `${doctype}: '${fieldLabel(field)}' (${shown}) will get truncated, as max characters allowed is ${max}`,
-        { title: 'Value too big' },
-      );
+      throw new CharacterLengthExceededError(`${doctype}: '${fieldLabel(field)}' (${shown}) will get truncated, as max characters allowed is ${max}`, {
+        title: 'Value too big',
+      });
     }
   }
   if (field.non_negative && typeof value === 'number' && value < 0) {
@@ -157,7 +150,10 @@ export function checkFieldValue(field: DocField, value: unknown, doctype: string
   if (field.fieldtype === 'Data' && typeof value === 'string' && field.options) {
     const option = field.options.trim();
     if (option === 'Email') {
-      for (const address of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const address of value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         if (!EMAIL_RE.test(address)) throw new InvalidEmailAddressError(`${address} is not a valid Email Address`, { title: 'Invalid Email Address' });
       }
     } else if (option === 'Phone' && !PHONE_RE.test(value)) {
@@ -172,10 +168,9 @@ export function checkFieldValue(field: DocField, value: unknown, doctype: string
   if (field.fieldtype === 'Select' && typeof value === 'string') {
     const options = selectOptions(field);
     if (options.length > 0 && !options.includes(value)) {
-      throw new ValidationError(
-        `${fieldLabel(field)} cannot be "${value}". It should be one of ${options.map((o) => `"${o}"`).join(', ')}`,
-        { title: 'Invalid Value' },
-      );
+      throw new ValidationError(`${fieldLabel(field)} cannot be "${value}". It should be one of ${options.map((o) => `"${o}"`).join(', ')}`, {
+        title: 'Invalid Value',
+      });
     }
   }
 }

@@ -151,4 +151,3 @@ function castExpression(col: string, oldType: string, newType: string): string {
   if (newType === 'json') return `NULLIF(${col}::text, '')::json`;
   return `${col}::${newType}`;
 }
-

@@ -161,6 +161,6 @@ export type DocTypeInput = z.input<typeof docTypeSchema>;
 export type DocTypeDefinition = z.output<typeof docTypeSchema>;
 
 /** The DocType properties stored as columns of `tabDocType` (everything but the child tables). */
-export const DOCTYPE_PROPERTIES = Object.keys(docTypeSchema.shape).filter(
-  (k) => k !== 'fields' && k !== 'permissions',
-) as Array<Exclude<keyof DocTypeDefinition, 'fields' | 'permissions'>>;
+export const DOCTYPE_PROPERTIES = Object.keys(docTypeSchema.shape).filter((k) => k !== 'fields' && k !== 'permissions') as Array<
+  Exclude<keyof DocTypeDefinition, 'fields' | 'permissions'>
+>;

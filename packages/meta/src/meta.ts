@@ -22,16 +22,7 @@ export interface ColumnInfo {
   sql: string;
 }
 
-export type NamingRule =
-  | 'autoincrement'
-  | 'hash'
-  | 'uuid'
-  | 'prompt'
-  | 'field'
-  | 'naming_series'
-  | 'format'
-  | 'expression'
-  | 'single';
+export type NamingRule = 'autoincrement' | 'hash' | 'uuid' | 'prompt' | 'field' | 'naming_series' | 'format' | 'expression' | 'single';
 
 const STANDARD_KINDS: Record<string, ValueKind> = {
   name: 'text',

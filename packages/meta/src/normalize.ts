@@ -28,9 +28,7 @@ export function normalizeDefinition(def: DocTypeDefinition): DocTypeDefinition {
   const blank = (f: Partial<DocField> & Pick<DocField, 'fieldname' | 'fieldtype'>): DocField => ({ ...emptyField, ...f });
 
   if (def.is_submittable && !def.istable && !has('amended_from')) {
-    fields.push(
-      blank({ fieldname: 'amended_from', label: 'Amended From', fieldtype: 'Link', options: def.name, read_only: 1, no_copy: 1, search_index: 1 }),
-    );
+    fields.push(blank({ fieldname: 'amended_from', label: 'Amended From', fieldtype: 'Link', options: def.name, read_only: 1, no_copy: 1, search_index: 1 }));
   }
   let nsmParent = def.nsm_parent_field;
   if (def.is_tree) {
@@ -110,11 +108,7 @@ export function validateDefinition(def: DocTypeDefinition, tenant: TenantMeta): 
       if (/^#+$/.test(t) || ['YY', 'YYYY', 'MM', 'DD', 'WW', 'timestamp', 'hash'].includes(t)) continue;
       if (!def.fields.some((f) => f.fieldname === t)) fail(`Invalid fieldname '${t}' in autoname`);
     }
-  } else if (
-    autoname !== '' &&
-    !['hash', 'autoincrement', 'prompt', 'uuid'].includes(lower) &&
-    !autoname.includes('#')
-  ) {
+  } else if (autoname !== '' && !['hash', 'autoincrement', 'prompt', 'uuid'].includes(lower) && !autoname.includes('#')) {
     fail(`Invalid autoname ${autoname}: use hash, autoincrement, prompt, UUID, field:, naming_series:, format: or a series with #`);
   }
   if (def.issingle && lower === 'autoincrement') fail('A Single DocType cannot be autoincrement');

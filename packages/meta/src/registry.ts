@@ -13,12 +13,8 @@ export interface TenantRef {
 export async function loadDefinitions(q: Queryable, schema: string): Promise<DocTypeDefinition[]> {
   const [doctypes, fields, perms] = await Promise.all([
     q.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, 'tabDocType')}`),
-    q.query<Record<string, unknown>>(
-      `SELECT * FROM ${qualified(schema, 'tabDocField')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`,
-    ),
-    q.query<Record<string, unknown>>(
-      `SELECT * FROM ${qualified(schema, 'tabDocPerm')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`,
-    ),
+    q.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, 'tabDocField')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`),
+    q.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, 'tabDocPerm')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`),
   ]);
   const group = (rows: Record<string, unknown>[]) => {
     const map = new Map<string, Record<string, unknown>[]>();
@@ -42,7 +38,10 @@ export async function loadDefinitions(q: Queryable, schema: string): Promise<Doc
 }
 
 export function buildTenantMeta(schema: string, definitions: Iterable<DocTypeDefinition>): TenantMeta {
-  return new TenantMeta(schema, [...definitions].map((d) => new Meta(d, schema)));
+  return new TenantMeta(
+    schema,
+    [...definitions].map((d) => new Meta(d, schema)),
+  );
 }
 
 interface Entry {

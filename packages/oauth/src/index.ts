@@ -15,17 +15,7 @@ export {
   type StoredModel,
 } from './oidc-store';
 export { tenantAudience, TENANT_AUDIENCE_PREFIX } from './audience';
-export {
-  ALL_SCOPE,
-  IDENTITY_SCOPES,
-  parseScopes,
-  doctypeScope,
-  parseDoctypeScope,
-  isKnownScope,
-  isScopeRestricted,
-  scopeAccess,
-  scopeAllows,
-} from './scopes';
+export { ALL_SCOPE, IDENTITY_SCOPES, parseScopes, doctypeScope, parseDoctypeScope, isKnownScope, isScopeRestricted, scopeAccess, scopeAllows } from './scopes';
 export { RevocationCache, type RevocationCacheOptions, type RevocationTenant } from './revocation-cache';
 export {
   AccessTokenVerifier,

@@ -33,7 +33,14 @@ export interface StoredModel {
   consumed: boolean;
 }
 
-export async function upsertModel(q: Queryable, schema: string, model: string, id: string, payload: Record<string, unknown>, expiresInSeconds: number | undefined): Promise<void> {
+export async function upsertModel(
+  q: Queryable,
+  schema: string,
+  model: string,
+  id: string,
+  payload: Record<string, unknown>,
+  expiresInSeconds: number | undefined,
+): Promise<void> {
   await q.query(
     `INSERT INTO ${qualified(schema, OIDC_TABLE)} ("model", "id", "payload", "grant_id", "user_code", "uid", "expires_at")
      VALUES ($1, $2, $3::jsonb, $4, $5, $6, CASE WHEN $7::float8 IS NULL THEN NULL ELSE (clock_timestamp() at time zone 'utc') + make_interval(secs => $7::float8) END)
@@ -68,10 +75,10 @@ export const findModelByUid = (q: Queryable, schema: string, model: string, uid:
 export const findModelByUserCode = (q: Queryable, schema: string, model: string, code: string) => findBy(q, schema, model, 'user_code', code);
 
 export async function consumeModel(q: Queryable, schema: string, model: string, id: string): Promise<void> {
-  await q.query(
-    `UPDATE ${qualified(schema, OIDC_TABLE)} SET "consumed_at" = clock_timestamp() at time zone 'utc' WHERE "model" = $1 AND "id" = $2`,
-    [model, id],
-  );
+  await q.query(`UPDATE ${qualified(schema, OIDC_TABLE)} SET "consumed_at" = clock_timestamp() at time zone 'utc' WHERE "model" = $1 AND "id" = $2`, [
+    model,
+    id,
+  ]);
 }
 
 export async function destroyModel(q: Queryable, schema: string, model: string, id: string): Promise<void> {

@@ -55,6 +55,12 @@ interface Sets {
   grants: Set<string>;
 }
 
+/** A tenant in a poll's batch read, with the list collecting ids applied while that read runs. */
+interface BatchRead {
+  entry: Entry;
+  pending: Array<[Kind, string]>;
+}
+
 /** Tenants whose sets are kept; one dropped is read again on its next use. */
 const MAX_TENANTS = 10_000;
 
@@ -132,7 +138,16 @@ export class RevocationCache {
   private entryFor(tenant: RevocationTenant): Entry {
     let entry = this.entries.get(tenant.name);
     if (!entry || entry.schema !== tenant.schema) {
-      entry = { name: tenant.name, schema: tenant.schema, tokens: new Set(), grants: new Set(), loaded: false, loading: undefined, reading: undefined, pending: [] };
+      entry = {
+        name: tenant.name,
+        schema: tenant.schema,
+        tokens: new Set(),
+        grants: new Set(),
+        loaded: false,
+        loading: undefined,
+        reading: undefined,
+        pending: [],
+      };
       this.entries.set(tenant.name, entry);
     }
     return entry;
@@ -183,22 +198,23 @@ export class RevocationCache {
 
   /** Current sets of several tenants in one query; a failing batch is retried tenant by tenant. */
   private readBatch(batch: Entry[]): Promise<void> {
-    const pendings = batch.map((e) => {
-      const list: Array<[Kind, string]> = [];
-      e.pending.push(list);
-      return list;
+    const reads = batch.map((entry): BatchRead => {
+      const pending: Array<[Kind, string]> = [];
+      entry.pending.push(pending);
+      return { entry, pending };
     });
-    const reading = this.readInto(batch, pendings).finally(() => {
-      batch.forEach((entry, i) => {
-        entry.pending = entry.pending.filter((p) => p !== pendings[i]);
+    const reading = this.readInto(reads).finally(() => {
+      for (const { entry, pending } of reads) {
+        entry.pending = entry.pending.filter((p) => p !== pending);
         if (entry.reading === reading) entry.reading = undefined;
-      });
+      }
     });
     for (const entry of batch) entry.reading = reading;
     return reading;
   }
 
-  private async readInto(batch: Entry[], pendings: Array<Array<[Kind, string]>>): Promise<void> {
+  private async readInto(reads: readonly BatchRead[]): Promise<void> {
+    const batch = reads.map((r) => r.entry);
     try {
       let results: Map<string, Sets>;
       try {
@@ -214,10 +230,10 @@ export class RevocationCache {
           }
         }
       }
-      batch.forEach((entry, i) => {
+      for (const { entry, pending } of reads) {
         const sets = results.get(entry.name);
-        if (sets && this.entries.peek(entry.name) === entry) this.install(entry, sets, pendings[i]!);
-      });
+        if (sets && this.entries.peek(entry.name) === entry) this.install(entry, sets, pending);
+      }
     } catch (e) {
       this.onError(e);
     }

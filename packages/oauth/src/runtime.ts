@@ -106,9 +106,10 @@ export class OAuthRuntime {
    */
   onMessage(tenant: string, key: string | undefined): void {
     const colon = key?.indexOf(':') ?? -1;
-    const kind = colon > 0 ? key!.slice(0, colon) : key;
-    if ((kind === 'token' || kind === 'grant') && colon > 0) {
-      this.revocations.apply(tenant, kind, key!.slice(colon + 1));
+    const kind = key !== undefined && colon > 0 ? key.slice(0, colon) : key;
+    const id = key !== undefined && colon > 0 ? key.slice(colon + 1) : undefined;
+    if ((kind === 'token' || kind === 'grant') && id !== undefined) {
+      this.revocations.apply(tenant, kind, id);
       return;
     }
     this.keysChanged(tenant);

@@ -23,18 +23,7 @@ import { parseScopes } from './scopes';
  */
 
 export type AccessTokenFailure =
-  | 'malformed'
-  | 'unsupported_alg'
-  | 'unknown_key'
-  | 'signature'
-  | 'type'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'audience'
-  | 'claims'
-  | 'issuer'
-  | 'revoked'
-  | 'user';
+  'malformed' | 'unsupported_alg' | 'unknown_key' | 'signature' | 'type' | 'expired' | 'not_yet_valid' | 'audience' | 'claims' | 'issuer' | 'revoked' | 'user';
 
 /** Why a token was refused (the API answers 401 for every reason). */
 export class AccessTokenError extends Error {
@@ -201,26 +190,29 @@ export class AccessTokenVerifier {
       throw refusal(e);
     }
     const claims = payload as JWTPayload & { client_id?: unknown; scope?: unknown; gid?: unknown };
-    const str = (v: unknown) => typeof v === 'string' && v !== '';
-    if (!str(claims.sub) || !str(claims.jti) || !str(claims.client_id) || !str(claims.iss) || typeof claims.iat !== 'number') {
+    const str = (v: unknown): v is string => typeof v === 'string' && v !== '';
+    const { sub, jti, client_id: clientId, iss, iat, exp, scope = '', gid } = claims;
+    if (!str(sub) || !str(jti) || !str(clientId) || !str(iss) || typeof iat !== 'number') {
       throw new AccessTokenError('claims', 'sub, jti, client_id and iss must be non-empty strings');
     }
-    if (claims.scope !== undefined && typeof claims.scope !== 'string') throw new AccessTokenError('claims', 'scope must be a string');
-    if (claims.gid !== undefined && !str(claims.gid)) throw new AccessTokenError('claims', 'gid must be a non-empty string');
-    const issuerHost = hostOfIssuer(claims.iss!);
+    if (typeof scope !== 'string') throw new AccessTokenError('claims', 'scope must be a string');
+    if (gid !== undefined && !str(gid)) throw new AccessTokenError('claims', 'gid must be a non-empty string');
+    // jwtVerify has made sure of both: exp is a required claim, and verifying asked getKey for the key.
+    if (typeof exp !== 'number') throw new AccessTokenError('claims', 'exp must be a number');
+    if (used === undefined) throw new Error('jwtVerify accepted a token without asking for its key');
+    const issuerHost = hostOfIssuer(iss);
     if (issuerHost === undefined) throw new AccessTokenError('issuer', 'the issuer must be an http(s) origin');
-    const scope = (claims.scope as string | undefined) ?? '';
     const result: VerifiedAccessToken = {
-      user: claims.sub!,
+      user: sub,
       scopes: parseScopes(scope),
       scope,
-      clientId: claims.client_id as string,
-      jti: claims.jti!,
-      issuer: claims.iss!,
-      expiresAt: claims.exp!,
+      clientId,
+      jti,
+      issuer: iss,
+      expiresAt: exp,
     };
-    if (claims.gid !== undefined) result.grantId = claims.gid as string;
-    return { token: result, issuerHost, keys: used! };
+    if (gid !== undefined) result.grantId = gid;
+    return { token: result, issuerHost, keys: used };
   }
 
   /** The tenant's key set: cached, read again after `jwksTtlMs`. */

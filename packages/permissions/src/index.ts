@@ -220,7 +220,9 @@ export function permittedLevels(meta: Meta, principal: Principal): FieldLevels {
 }
 
 function scopedLevelsOf(meta: Meta, principal: Principal, scopes: ReadonlySet<string>): FieldLevels {
-  return scopedLevelsMemo(meta, cacheKeyOf(principal, scopes), () => scopedLevels(meta, permittedLevels(meta, unscoped(principal)), scopeAccess(scopes, meta.name)));
+  return scopedLevelsMemo(meta, cacheKeyOf(principal, scopes), () =>
+    scopedLevels(meta, permittedLevels(meta, unscoped(principal)), scopeAccess(scopes, meta.name)),
+  );
 }
 
 const LEVEL_ZERO: ReadonlySet<number> = new Set([0]);

@@ -105,7 +105,7 @@ describe('scopedPrincipal', () => {
 });
 
 describe('grants with scopes', () => {
-  it('all = the user\'s full rights, for Administrator and for a role-based user', () => {
+  it("all = the user's full rights, for Administrator and for a role-based user", () => {
     expect(grantsOf(todo, scopedPrincipal(admin, ['all']))).toEqual(grantsOf(todo, admin));
     expect(grantsOf(todo, scopedPrincipal(blogger, ['all', 'openid']))).toEqual(grantsOf(todo, blogger));
   });

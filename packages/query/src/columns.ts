@@ -6,9 +6,7 @@ import { docFieldSchema, type ColumnInfo, type DocField, type Meta, type ValueKi
  *   prefix.col (either part backquoted) → dotted: a Table/Link field of the DocType, or `tab<DocType>`
  */
 
-export type ColumnSyntax =
-  | { form: 'plain'; column: string }
-  | { form: 'dotted'; prefix: string; column: string };
+export type ColumnSyntax = { form: 'plain'; column: string } | { form: 'dotted'; prefix: string; column: string };
 
 const PLAIN_RE = /^(?:`([A-Za-z_][A-Za-z0-9_]*)`|([A-Za-z_][A-Za-z0-9_]*))$/;
 const DOTTED_RE = /^(?:`([A-Za-z][A-Za-z0-9 _-]*)`|([A-Za-z_][A-Za-z0-9_-]*))\.(?:`([A-Za-z_][A-Za-z0-9_]*)`|([A-Za-z_][A-Za-z0-9_]*))$/;

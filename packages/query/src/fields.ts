@@ -2,16 +2,7 @@ import { ident } from '@quire/db';
 import { DataError, notPermitted } from '@quire/errors';
 import type { ValueKind } from '@quire/meta';
 import { readScope } from '@quire/permissions';
-import {
-  columnSql,
-  doctypeOfPrefix,
-  isHidden,
-  parseColumnRef,
-  readableColumn,
-  type ColumnRef,
-  type ColumnSyntax,
-  type TableScope,
-} from './columns';
+import { columnSql, doctypeOfPrefix, isHidden, parseColumnRef, readableColumn, type ColumnRef, type ColumnSyntax, type TableScope } from './columns';
 import { fieldNotPermitted, restrictedExpression, restrictedFunction } from './errors';
 import type { Joins } from './joins';
 import type { QueryScope } from './scope';

@@ -84,6 +84,12 @@ export function compileFilter(q: QueryScope, spec: FilterSpec): Sql {
 /** `filters` ANDed, then `(or1 OR or2 …)`; empty lists contribute nothing. */
 export function compileFilterConditions(q: QueryScope, filters: readonly FilterSpec[], orFilters: readonly FilterSpec[]): Sql[] {
   const conditions = filters.map((f) => compileFilter(q, f));
-  if (orFilters.length > 0) conditions.push(sql`(${Sql.join(orFilters.map((f) => compileFilter(q, f)), ' OR ')})`);
+  if (orFilters.length > 0)
+    conditions.push(
+      sql`(${Sql.join(
+        orFilters.map((f) => compileFilter(q, f)),
+        ' OR ',
+      )})`,
+    );
   return conditions;
 }

@@ -60,6 +60,9 @@ export class Joins {
   }
 
   render(): Sql {
-    return Sql.join([...this.byField.values()].map((e) => e.clause), '');
+    return Sql.join(
+      [...this.byField.values()].map((e) => e.clause),
+      '',
+    );
   }
 }

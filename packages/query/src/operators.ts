@@ -10,25 +10,24 @@ import { treeCondition, TREE_OPERATORS, type TreeOperator } from './tree';
 /** Filter operators (DatabaseQuery.prepare_filter_condition), compiled to one SQL condition each. */
 
 export type Operator =
-  | '='
-  | '!='
-  | '>'
-  | '<'
-  | '>='
-  | '<='
-  | 'like'
-  | 'not like'
-  | 'in'
-  | 'not in'
-  | 'is'
-  | 'between'
-  | 'timespan'
-  | 'previous'
-  | 'next'
-  | TreeOperator;
+  '=' | '!=' | '>' | '<' | '>=' | '<=' | 'like' | 'not like' | 'in' | 'not in' | 'is' | 'between' | 'timespan' | 'previous' | 'next' | TreeOperator;
 
 const OPERATORS: ReadonlySet<string> = new Set<Operator>([
-  '=', '!=', '>', '<', '>=', '<=', 'like', 'not like', 'in', 'not in', 'is', 'between', 'timespan', 'previous', 'next',
+  '=',
+  '!=',
+  '>',
+  '<',
+  '>=',
+  '<=',
+  'like',
+  'not like',
+  'in',
+  'not in',
+  'is',
+  'between',
+  'timespan',
+  'previous',
+  'next',
   ...(TREE_OPERATORS as ReadonlySet<TreeOperator>),
 ]);
 

@@ -67,8 +67,7 @@ const TIMESPANS: Readonly<Record<string, (today: string) => DateRange>> = {
 
 export const TIMESPAN_NAMES: readonly string[] = Object.keys(TIMESPANS);
 
-const normalize = (value: unknown): string | undefined =>
-  typeof value === 'string' ? value.trim().toLowerCase().replace(/\s+/g, ' ') : undefined;
+const normalize = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim().toLowerCase().replace(/\s+/g, ' ') : undefined);
 
 /** The date range of a `timespan` value; unknown text → 417. */
 export function timespanRange(value: unknown, today: string): DateRange {

@@ -9,12 +9,7 @@ import { Sql, sql } from './sql';
  * inside the one statement. UNION (not UNION ALL) keeps a cyclic tree from recursing forever.
  */
 
-export type TreeOperator =
-  | 'descendants of'
-  | 'descendants of (inclusive)'
-  | 'not descendants of'
-  | 'ancestors of'
-  | 'not ancestors of';
+export type TreeOperator = 'descendants of' | 'descendants of (inclusive)' | 'not descendants of' | 'ancestors of' | 'not ancestors of';
 
 export const TREE_OPERATORS: ReadonlySet<string> = new Set<TreeOperator>([
   'descendants of',

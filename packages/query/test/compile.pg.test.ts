@@ -47,10 +47,69 @@ async function seed(): Promise<void> {
   await insert(project, { name: 'P1', title: 'Project One', owner: U_MANAGER });
   await insert(project, { name: 'P2', title: 'Project Two', owner: U_OWNER });
   const tasks: Record<string, unknown>[] = [
-    { name: 'T1', subject: 'Alpha', status: 'Open', due: '2024-05-10', at: '2024-05-15 10:00:00', tm: '09:00:00', qty: 5, amount: 10.5, duration: null, done: 1, data: '{"a":1}', category: 'Fiction', project: 'P1', owner: U_OWNER, creation: '2024-05-01 00:00:00', secret: 's1' },
-    { name: 'T2', subject: null, status: null, due: null, at: null, tm: null, qty: 0, amount: 0, duration: 3, done: 0, data: null, category: null, project: null, owner: U_MANAGER, creation: '2024-05-02 00:00:00' },
-    { name: 'T3', subject: '', status: 'Closed', due: '2024-04-20', at: '2024-04-30 23:59:59.5', tm: '07:30:00', qty: 10, amount: 99.99, done: 0, category: 'Tools', project: 'P2', owner: U_OWNER, creation: '2024-05-03 00:00:00' },
-    { name: 'T4', subject: 'beta%', status: 'Open', due: '2024-06-01', at: '2024-05-14 00:00:00', qty: 2, amount: 1, done: 1, category: 'Books', owner: U_OWNER, creation: '2024-05-04 00:00:00' },
+    {
+      name: 'T1',
+      subject: 'Alpha',
+      status: 'Open',
+      due: '2024-05-10',
+      at: '2024-05-15 10:00:00',
+      tm: '09:00:00',
+      qty: 5,
+      amount: 10.5,
+      duration: null,
+      done: 1,
+      data: '{"a":1}',
+      category: 'Fiction',
+      project: 'P1',
+      owner: U_OWNER,
+      creation: '2024-05-01 00:00:00',
+      secret: 's1',
+    },
+    {
+      name: 'T2',
+      subject: null,
+      status: null,
+      due: null,
+      at: null,
+      tm: null,
+      qty: 0,
+      amount: 0,
+      duration: 3,
+      done: 0,
+      data: null,
+      category: null,
+      project: null,
+      owner: U_MANAGER,
+      creation: '2024-05-02 00:00:00',
+    },
+    {
+      name: 'T3',
+      subject: '',
+      status: 'Closed',
+      due: '2024-04-20',
+      at: '2024-04-30 23:59:59.5',
+      tm: '07:30:00',
+      qty: 10,
+      amount: 99.99,
+      done: 0,
+      category: 'Tools',
+      project: 'P2',
+      owner: U_OWNER,
+      creation: '2024-05-03 00:00:00',
+    },
+    {
+      name: 'T4',
+      subject: 'beta%',
+      status: 'Open',
+      due: '2024-06-01',
+      at: '2024-05-14 00:00:00',
+      qty: 2,
+      amount: 1,
+      done: 1,
+      category: 'Books',
+      owner: U_OWNER,
+      creation: '2024-05-04 00:00:00',
+    },
     { name: 'T5', subject: 'gamma', status: 'Closed', due: '2024-05-15', qty: 1, category: 'Orphan', owner: U_MANAGER, creation: '2024-05-05 00:00:00' },
   ];
   for (const t of tasks) await insert(task, t);
@@ -163,7 +222,12 @@ describe('operators', () => {
   });
 
   it('or_filters combine with filters', async () => {
-    expect(await names({ status: 'Open' }, [['qty', '>', 4], ['category', '=', 'Books']])).toEqual(['T1', 'T4']);
+    expect(
+      await names({ status: 'Open' }, [
+        ['qty', '>', 4],
+        ['category', '=', 'Books'],
+      ]),
+    ).toEqual(['T1', 'T4']);
     expect(await names([['done', '=', 0]], { status: 'Closed', subject: '' })).toEqual(['T2', 'T3', 'T5']);
   });
 });
@@ -280,8 +344,16 @@ describe('permissions and count', () => {
   });
 
   it('hostile values stay values', async () => {
-    const hostile = "x'); DROP TABLE \"tabTask\"; --";
-    expect(await names([['subject', '=', hostile], ['status', 'in', [hostile]]], [['category', 'descendants of', hostile]])).toEqual([]);
+    const hostile = 'x\'); DROP TABLE "tabTask"; --';
+    expect(
+      await names(
+        [
+          ['subject', '=', hostile],
+          ['status', 'in', [hostile]],
+        ],
+        [['category', 'descendants of', hostile]],
+      ),
+    ).toEqual([]);
     expect(await names(undefined)).toHaveLength(5);
   });
 });

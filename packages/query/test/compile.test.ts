@@ -39,17 +39,30 @@ describe('statement shape', () => {
   it('placeholders are numbered $1…$n in order of appearance, each used once', () => {
     const q = list({
       fields: ['name', 'items.qty', 'notes.note'],
-      filters: [['qty', 'in', [1, 2]], ['items.item', '=', 'x'], ['due', 'between', ['2024-01-01', '2024-02-01']]],
-      or_filters: [['subject', 'like', 'a%'], ['status', 'is', 'set'], ['amount', '>', 3]],
+      filters: [
+        ['qty', 'in', [1, 2]],
+        ['items.item', '=', 'x'],
+        ['due', 'between', ['2024-01-01', '2024-02-01']],
+      ],
+      or_filters: [
+        ['subject', 'like', 'a%'],
+        ['status', 'is', 'set'],
+        ['amount', '>', 3],
+      ],
     });
     const numbers = [...q.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
     expect(numbers).toEqual(Array.from({ length: q.values.length }, (_, i) => i + 1));
   });
 
   it('no value is ever embedded in the text', () => {
-    const hostile = "x'); DROP TABLE \"tabTask\"; --";
+    const hostile = 'x\'); DROP TABLE "tabTask"; --';
     const q = list({
-      filters: [['subject', '=', hostile], ['status', 'in', [hostile]], ['subject', 'like', hostile], ['Task Item', 'item', '!=', hostile]],
+      filters: [
+        ['subject', '=', hostile],
+        ['status', 'in', [hostile]],
+        ['subject', 'like', hostile],
+        ['Task Item', 'item', '!=', hostile],
+      ],
       or_filters: { category: ['descendants of', hostile] },
     });
     expect(q.text).not.toContain('DROP');
@@ -59,7 +72,10 @@ describe('statement shape', () => {
   it('the same parameter shape gives the same text (prepared-statement key)', () => {
     const shape = (status: string, qty: number, start: number): ListParams => ({
       fields: ['name', 'status', 'items.qty'],
-      filters: [['status', '=', status], ['qty', '>', qty]],
+      filters: [
+        ['status', '=', status],
+        ['qty', '>', qty],
+      ],
       limit_start: start,
     });
     const a = list(shape('Open', 1, 0));
@@ -80,7 +96,13 @@ describe('statement shape', () => {
 
 describe('compileCount', () => {
   it('counts with the same WHERE as the list', () => {
-    const params = { filters: { status: 'Open' }, or_filters: [['qty', '>', 1], ['Task Item', 'qty', '=', 2]] };
+    const params = {
+      filters: { status: 'Open' },
+      or_filters: [
+        ['qty', '>', 1],
+        ['Task Item', 'qty', '=', 2],
+      ],
+    };
     const count = countStatement(params, ctx('Task', OWNER));
     expect(count.text).toBe(
       'SELECT count(*) AS "count" FROM "t_test"."tabTask" m WHERE m."status" = $1::text' +
@@ -90,7 +112,7 @@ describe('compileCount', () => {
     expect(count.values).toEqual(['Open', 1, 'Task', 2, 'owner@example.com']);
     const listed = list(params, 'Task', OWNER);
     const whereOf = (text: string) => text.slice(text.indexOf(' WHERE '), text.indexOf(' ORDER BY '));
-    expect(whereOf(listed.text)).toBe(count.text.slice(count.text.indexOf(' WHERE ')) );
+    expect(whereOf(listed.text)).toBe(count.text.slice(count.text.indexOf(' WHERE ')));
   });
 
   it('no filters → WHERE TRUE', () => {

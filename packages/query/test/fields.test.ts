@@ -35,10 +35,31 @@ describe('fields: plain columns', () => {
   it('* expands to every readable column in table order', () => {
     const q = list({ fields: ['*'] }, 'Task', MANAGER);
     expect(q.keys).toEqual([
-      'name', 'owner', 'creation', 'modified', 'modified_by', 'docstatus', 'idx',
-      '_user_tags', '_comments', '_assign', '_liked_by',
-      'subject', 'status', 'description', 'due', 'at', 'tm', 'qty', 'amount', 'duration', 'done', 'data',
-      'category', 'project', 'vault',
+      'name',
+      'owner',
+      'creation',
+      'modified',
+      'modified_by',
+      'docstatus',
+      'idx',
+      '_user_tags',
+      '_comments',
+      '_assign',
+      '_liked_by',
+      'subject',
+      'status',
+      'description',
+      'due',
+      'at',
+      'tm',
+      'qty',
+      'amount',
+      'duration',
+      'done',
+      'data',
+      'category',
+      'project',
+      'vault',
     ]);
     expect(selectOf(q.text).startsWith('m."name" AS "name", m."owner" AS "owner"')).toBe(true);
     expect(list({ fields: ['*'] }, 'Task', SECRET_READER).keys).toContain('secret');
@@ -170,9 +191,7 @@ describe('fields: aggregates and distinct', () => {
 describe('fields: joins', () => {
   it('table_field.col → one LEFT JOIN per table field with bound parenttype / parentfield', () => {
     const q = list({ fields: ['name', 'items.qty', 'items.item', 'notes.note', '`tabTask Item`.rate'] });
-    expect(selectOf(q.text)).toBe(
-      'm."name" AS "name", c1."qty" AS "items.qty", c1."item" AS "items.item", c2."note" AS "notes.note", c1."rate" AS "rate"',
-    );
+    expect(selectOf(q.text)).toBe('m."name" AS "name", c1."qty" AS "items.qty", c1."item" AS "items.item", c2."note" AS "notes.note", c1."rate" AS "rate"');
     expect(joinsOf(q.text)).toBe(
       ` LEFT JOIN ${ITEM} c1 ON c1."parent" = m."name" AND c1."parenttype" = $1 AND c1."parentfield" = $2` +
         ` LEFT JOIN "t_test"."tabTask Note" c2 ON c2."parent" = m."name" AND c2."parenttype" = $3 AND c2."parentfield" = $4`,

@@ -25,7 +25,13 @@ describe('filter shapes', () => {
 
   it('several filters are ANDed in order', () => {
     expect(where({ status: 'Open', qty: ['>', 2] })).toEqual({ text: 'm."status" = $1::text AND m."qty" > $2::bigint', values: ['Open', 2] });
-    expect(where([['status', '=', 'Open'], ['qty', '>', 2], ['Task', 'subject', 'like', '%a%']])).toEqual({
+    expect(
+      where([
+        ['status', '=', 'Open'],
+        ['qty', '>', 2],
+        ['Task', 'subject', 'like', '%a%'],
+      ]),
+    ).toEqual({
       text: 'm."status" = $1::text AND m."qty" > $2::bigint AND m."subject" ILIKE $3::text',
       values: ['Open', 2, '%a%'],
     });
@@ -36,7 +42,12 @@ describe('filter shapes', () => {
   });
 
   it('or_filters are grouped in parentheses and ANDed with filters', () => {
-    expect(where({ status: 'Open' }, ADMIN, 'Task', [['qty', '>', 1], ['subject', 'like', 'x%']])).toEqual({
+    expect(
+      where({ status: 'Open' }, ADMIN, 'Task', [
+        ['qty', '>', 1],
+        ['subject', 'like', 'x%'],
+      ]),
+    ).toEqual({
       text: `m."status" = $1::text AND (m."qty" > $2::bigint OR m."subject" ILIKE $3::text)`,
       values: ['Open', 1, 'x%'],
     });
@@ -108,8 +119,7 @@ describe('filter fields', () => {
 });
 
 describe('child-table filters', () => {
-  const exists = (cond: string, byField = '') =>
-    `EXISTS (SELECT 1 FROM ${ITEM} c WHERE c."parent" = m."name" AND c."parenttype" = $1${byField} AND ${cond})`;
+  const exists = (cond: string, byField = '') => `EXISTS (SELECT 1 FROM ${ITEM} c WHERE c."parent" = m."name" AND c."parenttype" = $1${byField} AND ${cond})`;
 
   it('a 4-element filter on a child DocType compiles to EXISTS (no duplicated parents)', () => {
     expect(where([['Task Item', 'qty', '>', 2]])).toEqual({ text: exists('c."qty" > $2::bigint'), values: ['Task', 2] });
@@ -133,7 +143,18 @@ describe('child-table filters', () => {
   });
 
   it('child filters combine with main filters and or_filters with ordered placeholders', () => {
-    const q = where([['status', '=', 'Open'], ['Task Note', 'note', 'like', '%x%']], ADMIN, 'Task', [['Task Item', 'qty', '>', 1], ['qty', '<', 5]]);
+    const q = where(
+      [
+        ['status', '=', 'Open'],
+        ['Task Note', 'note', 'like', '%x%'],
+      ],
+      ADMIN,
+      'Task',
+      [
+        ['Task Item', 'qty', '>', 1],
+        ['qty', '<', 5],
+      ],
+    );
     expect(q.text).toBe(
       `m."status" = $1::text AND EXISTS (SELECT 1 FROM ${NOTE} c WHERE c."parent" = m."name" AND c."parenttype" = $2 AND c."note" ILIKE $3::text)` +
         ` AND (EXISTS (SELECT 1 FROM ${ITEM} c WHERE c."parent" = m."name" AND c."parenttype" = $4 AND c."qty" > $5::bigint) OR m."qty" < $6::bigint)`,

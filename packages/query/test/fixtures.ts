@@ -87,7 +87,10 @@ export const DEFINITIONS: DocTypeInput[] = [
 ];
 
 export function buildTenant(schema = SCHEMA): TenantMeta {
-  return new TenantMeta(schema, DEFINITIONS.map((d) => new Meta(parseDefinition(d), schema)));
+  return new TenantMeta(
+    schema,
+    DEFINITIONS.map((d) => new Meta(parseDefinition(d), schema)),
+  );
 }
 
 export const tenant = buildTenant();

@@ -96,9 +96,7 @@ describe('NULL handling (frappe ifnull semantics)', () => {
     expect(cond('status', 'is', 'not set')).toEqual({ text: `coalesce(m."status", '') = ''`, values: [] });
     expect(cond('status', 'IS', ' Not  Set ').text).toBe(`coalesce(m."status", '') = ''`);
     expect(cond('due', 'is', 'set').text).toBe(`coalesce(m."due", '0001-01-01'::date) <> '0001-01-01'::date`);
-    expect(cond('at', 'is', 'not set').text).toBe(
-      `coalesce(m."at", '0001-01-01 00:00:00'::timestamp) = '0001-01-01 00:00:00'::timestamp`,
-    );
+    expect(cond('at', 'is', 'not set').text).toBe(`coalesce(m."at", '0001-01-01 00:00:00'::timestamp) = '0001-01-01 00:00:00'::timestamp`);
     expect(cond('qty', 'is', 'set').text).toBe('m."qty" <> 0');
     expect(cond('done', 'is', 'not set').text).toBe('m."done" = 0');
     expect(cond('data', 'is', 'set').text).toBe(`coalesce(m."data"::text, '') <> ''`);
@@ -194,14 +192,11 @@ describe('between', () => {
     expect(cond('amount', 'between', ['0.5', 2])).toEqual({ text: 'm."amount" BETWEEN $1::numeric AND $2::numeric', values: [0.5, 2] });
   });
 
-  it.each([['2024-01-01'], [{ from: 1 }], [['a', 'b', 'c']], [[['2024-01-01'], '2024-01-02']], [['junk', '2024-01-01']]])(
-    'bad value %j is a 417',
-    (value) => {
-      const t = thrown(() => cond('due', 'between', value));
-      expect(t.error).toBeInstanceOf(ValidationError);
-      expect(t.status).toBe(417);
-    },
-  );
+  it.each([['2024-01-01'], [{ from: 1 }], [['a', 'b', 'c']], [[['2024-01-01'], '2024-01-02']], [['junk', '2024-01-01']]])('bad value %j is a 417', (value) => {
+    const t = thrown(() => cond('due', 'between', value));
+    expect(t.error).toBeInstanceOf(ValidationError);
+    expect(t.status).toBe(417);
+  });
 });
 
 describe('timespan / previous / next', () => {
@@ -295,8 +290,7 @@ describe('timespan / previous / next', () => {
 describe('tree operators', () => {
   const descendants = (anchor: string) =>
     `(WITH RECURSIVE _tree(name) AS (SELECT t."name" FROM ${CAT} t WHERE ${anchor} UNION SELECT t."name" FROM ${CAT} t JOIN _tree ON t."parent_category" = _tree.name) SELECT name FROM _tree)`;
-  const ancestors =
-    `(WITH RECURSIVE _tree(name) AS (SELECT t."parent_category" FROM ${CAT} t WHERE t."name" = $1::text UNION SELECT t."parent_category" FROM ${CAT} t JOIN _tree ON t."name" = _tree.name) SELECT name FROM _tree WHERE name IS NOT NULL AND name <> '')`;
+  const ancestors = `(WITH RECURSIVE _tree(name) AS (SELECT t."parent_category" FROM ${CAT} t WHERE t."name" = $1::text UNION SELECT t."parent_category" FROM ${CAT} t JOIN _tree ON t."name" = _tree.name) SELECT name FROM _tree WHERE name IS NOT NULL AND name <> '')`;
 
   it.each([
     ['descendants of', `coalesce(m."category", '') IN ${descendants('t."parent_category" = $1::text')}`],
@@ -317,7 +311,12 @@ describe('tree operators', () => {
   });
 
   it('on a non-tree target is a 417', () => {
-    for (const [field, doctype] of [['status', 'Task'], ['project', 'Task'], ['name', 'Task'], ['title', 'Category']] as const) {
+    for (const [field, doctype] of [
+      ['status', 'Task'],
+      ['project', 'Task'],
+      ['name', 'Task'],
+      ['title', 'Category'],
+    ] as const) {
       const t = thrown(() => cond(field, 'descendants of', 'x', doctype));
       expect(t.error, field).toBeInstanceOf(ValidationError);
       expect(t.status).toBe(417);
@@ -331,7 +330,7 @@ describe('tree operators', () => {
 
 describe('operator validation', () => {
   it.each(['==', 'equals', 'ilike', 'regexp', 'is not', '= 1 or 1=1', '; drop', 'descendants', '', 'not between', '!in'])(
-    'unknown operator %j → 417 with Frappe\'s message',
+    "unknown operator %j → 417 with Frappe's message",
     (op) => {
       const t = thrown(() => cond('status', op, 'x'));
       expect(t.error).toBeInstanceOf(ValidationError);

@@ -150,14 +150,11 @@ describe('group_by', () => {
     expect(groupOf(list({ fields: ['items.item', 'count(*)'], group_by: 'items.item' }).text)).toBe('c1."item"');
   });
 
-  it.each(['SLEEP(0)', 'status desc', 'status asc', '1', 'status; drop table x', '(select 1)', 'status -- x', 'n'])(
-    '%j → 417',
-    (groupBy) => {
-      const t = thrown(() => list({ fields: ['status', 'count(*) as n'], group_by: groupBy }));
-      expect(t.error).toBeInstanceOf(ValidationError);
-      expect(t.status).toBe(417);
-    },
-  );
+  it.each(['SLEEP(0)', 'status desc', 'status asc', '1', 'status; drop table x', '(select 1)', 'status -- x', 'n'])('%j → 417', (groupBy) => {
+    const t = thrown(() => list({ fields: ['status', 'count(*) as n'], group_by: groupBy }));
+    expect(t.error).toBeInstanceOf(ValidationError);
+    expect(t.status).toBe(417);
+  });
 
   it('an output alias is not a group_by column', () => {
     expect(thrown(() => list({ fields: ['status as s', 'count(*)'], group_by: 's' })).message).toBe('Field not permitted in query: s');

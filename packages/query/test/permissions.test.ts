@@ -12,11 +12,9 @@ describe('permission predicate', () => {
     expect(list({}, 'Task', ADMIN).text).toContain(' WHERE TRUE ');
   });
 
-  it('if_owner read restricts to the caller\'s documents, ANDed after the filters', () => {
+  it("if_owner read restricts to the caller's documents, ANDed after the filters", () => {
     const q = list({ filters: { status: 'Open' }, or_filters: { qty: 1, amount: 2 } }, 'Task', OWNER);
-    expect(q.text).toContain(
-      ' WHERE m."status" = $1::text AND (m."qty" = $2::bigint OR m."amount" = $3::numeric) AND m."owner" = $4 ORDER BY ',
-    );
+    expect(q.text).toContain(' WHERE m."status" = $1::text AND (m."qty" = $2::bigint OR m."amount" = $3::numeric) AND m."owner" = $4 ORDER BY ');
     expect(q.values).toEqual(['Open', 1, 2, 'owner@example.com', 20, 0]);
   });
 

@@ -44,7 +44,9 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
     } catch (e) {
       const info = pgErrorInfo(e);
       if (info?.code === PG.uniqueViolation) {
-        throw new DuplicateEntryError(info.table === 'tenant_domains' ? `A domain in ${domains.join(', ')} is already registered` : `Tenant ${name} already exists`);
+        throw new DuplicateEntryError(
+          info.table === 'tenant_domains' ? `A domain in ${domains.join(', ')} is already registered` : `Tenant ${name} already exists`,
+        );
       }
       throw e;
     }
@@ -74,10 +76,10 @@ export async function dropTenant(platform: Platform, name: string): Promise<void
 /** Changes a tenant's settings (e.g. `allow_cors`); every process picks them up at once. */
 export async function updateTenantConfig(platform: Platform, name: string, patch: Partial<TenantConfig>): Promise<TenantConfig> {
   const config = await platform.db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ config: string }>(
-      `UPDATE quire.tenants SET "config" = "config" || $2::jsonb WHERE "name" = $1 RETURNING "config"`,
-      [name, JSON.stringify(patch)],
-    );
+    const { rows } = await tx.query<{ config: string }>(`UPDATE quire.tenants SET "config" = "config" || $2::jsonb WHERE "name" = $1 RETURNING "config"`, [
+      name,
+      JSON.stringify(patch),
+    ]);
     if (!rows[0]) throw new DoesNotExistError(`Tenant ${name} not found`);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return (typeof rows[0].config === 'string' ? JSON.parse(rows[0].config) : rows[0].config) as TenantConfig;

@@ -46,7 +46,22 @@ export async function insertEvent(q: Queryable, e: NewEvent): Promise<void> {
   await q.query(
     `INSERT INTO quire.webhook_events ("id", "tenant", "webhook", "event", "reference_doctype", "reference_name", "user", "url", "method", "headers", "body", "timeout_ms", "status", "last_error")
      VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14)`,
-    [e.id, e.tenant, e.webhook, e.event, e.referenceDoctype, e.referenceName, e.user, e.url, e.method, JSON.stringify(e.headers), e.body, e.timeoutMs, e.error ? 'failed' : 'pending', e.error ?? null],
+    [
+      e.id,
+      e.tenant,
+      e.webhook,
+      e.event,
+      e.referenceDoctype,
+      e.referenceName,
+      e.user,
+      e.url,
+      e.method,
+      JSON.stringify(e.headers),
+      e.body,
+      e.timeoutMs,
+      e.error ? 'failed' : 'pending',
+      e.error ?? null,
+    ],
   );
 }
 

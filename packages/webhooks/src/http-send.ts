@@ -95,8 +95,7 @@ function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, strin
 export function send(req: SendRequest): Promise<SendResult> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
-  const refused = (reason: string): Promise<SendResult> =>
-    Promise.resolve({ kind: 'refused', reason, durationMs: elapsed() });
+  const refused = (reason: string): Promise<SendResult> => Promise.resolve({ kind: 'refused', reason, durationMs: elapsed() });
 
   let url: URL;
   try {

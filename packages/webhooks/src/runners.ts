@@ -89,9 +89,11 @@ export class QueueWorker {
   start(): void {
     const tick = () => {
       if (this.closed) return;
-      this.sweep().catch((e: unknown) => this.options.onError?.(e)).finally(() => {
-        if (!this.closed) this.sweepTimer = setTimeout(tick, this.options.sweepIntervalMs);
-      });
+      this.sweep()
+        .catch((e: unknown) => this.options.onError?.(e))
+        .finally(() => {
+          if (!this.closed) this.sweepTimer = setTimeout(tick, this.options.sweepIntervalMs);
+        });
     };
     tick();
   }

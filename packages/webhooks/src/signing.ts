@@ -24,17 +24,10 @@ export interface StandardWebhookHeaders {
  * Standard Webhooks headers: `webhook-signature` is `v1,` + base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)),
  * the key being the UTF-8 bytes of `secret` (a receiver uses `standardWebhookSecret(secret)` as its secret).
  */
-export function standardWebhookHeaders(
-  secret: string,
-  id: string,
-  timestampSeconds: number,
-  body: string,
-): StandardWebhookHeaders {
+export function standardWebhookHeaders(secret: string, id: string, timestampSeconds: number, body: string): StandardWebhookHeaders {
   if (!Number.isFinite(timestampSeconds)) throw new RangeError('timestampSeconds must be a finite number');
   const timestamp = String(Math.floor(timestampSeconds));
-  const signature = createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(`${id}.${timestamp}.${body}`, 'utf8')
-    .digest('base64');
+  const signature = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
 }
 

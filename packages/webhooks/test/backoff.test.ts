@@ -16,9 +16,7 @@ describe('DEFAULT_RETRY_POLICY', () => {
 describe('nextAttemptDelay', () => {
   it('doubles from the base delay up to the cap', () => {
     const delays = Array.from({ length: 18 }, (_, i) => nextAttemptDelay(DEFAULT_RETRY_POLICY, i + 1, 0, undefined, mid));
-    expect(delays.map((d) => (d ?? 0) / S)).toEqual([
-      5, 10, 20, 40, 80, 160, 320, 640, 1280, 2560, 5120, 10240, 20480, 40960, 43200, 43200, 43200, 43200,
-    ]);
+    expect(delays.map((d) => (d ?? 0) / S)).toEqual([5, 10, 20, 40, 80, 160, 320, 640, 1280, 2560, 5120, 10240, 20480, 40960, 43200, 43200, 43200, 43200]);
   });
 
   it('spans about three days with the default policy, then gives up', () => {
@@ -42,7 +40,7 @@ describe('nextAttemptDelay', () => {
     for (const r of [0, 0.25, 0.999999]) {
       let elapsed = 0;
       let attempts = 1;
-      for (let delay = nextAttemptDelay(DEFAULT_RETRY_POLICY, attempts, elapsed, undefined, () => r); delay !== undefined; ) {
+      for (let delay = nextAttemptDelay(DEFAULT_RETRY_POLICY, attempts, elapsed, undefined, () => r); delay !== undefined;) {
         elapsed += delay;
         attempts++;
         delay = nextAttemptDelay(DEFAULT_RETRY_POLICY, attempts, elapsed, undefined, () => r);

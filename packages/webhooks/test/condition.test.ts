@@ -1,12 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  cachedCondition,
-  compileCondition,
-  ConditionError,
-  MAX_CONDITION_LENGTH,
-  MAX_CONDITION_NODES,
-  type ConditionScope,
-} from '../src/condition';
+import { cachedCondition, compileCondition, ConditionError, MAX_CONDITION_LENGTH, MAX_CONDITION_NODES, type ConditionScope } from '../src/condition';
 
 const DOC: Record<string, unknown> = {
   name: 'SINV-0001',
@@ -221,7 +214,7 @@ describe('compileCondition: literals and operators', () => {
     ['str(True) == "True"', true],
     ['str("x") == "x"', true],
     ['str([1, "a", None]) == "[1, \'a\', None]"', true],
-    ['str(doc.meta) == "{\'region\': \'EU\', \'code\': 7}"', true],
+    ["str(doc.meta) == \"{'region': 'EU', 'code': 7}\"", true],
     ['str() == ""', true],
     ['int("42") == 42', true],
     ['int(" -7 ") == -7', true],
@@ -275,8 +268,8 @@ describe('compileCondition: runtime failures are false, never exceptions', () =>
     ['1 // 0', 'division or modulo by zero'],
     ['1 % 0', 'division or modulo by zero'],
     ['1 + "a"', "unsupported operand type(s) for +: 'int' and 'str'"],
-    ['"a" - "b"', "unsupported operand type(s) for -"],
-    ['"a" % 1', "unsupported operand type(s) for %"],
+    ['"a" - "b"', 'unsupported operand type(s) for -'],
+    ['"a" % 1', 'unsupported operand type(s) for %'],
     ['-"a"', "bad operand type for unary -: 'str'"],
     ['len(5)', "object of type 'int' has no len()"],
     ['len(None)', "object of type 'NoneType' has no len()"],
@@ -432,7 +425,14 @@ describe('compileCondition: hostile input', () => {
     const doc = Object.create(proto) as Record<string, unknown>;
     doc.own = 'ok';
     expect(run('doc.own == "ok"', doc)).toBe(false); // a non-plain object is opaque
-    const plain: Record<string, unknown> = { own: 'ok', when: new Date(0), fn: () => 'called', cls: new (class Foo {})() };
+    const plain: Record<string, unknown> = {
+      own: 'ok',
+      when: new Date(0),
+      fn: () => 'called',
+      cls: new (class Foo {
+        bar = 1;
+      })(),
+    };
     expect(run('doc.own == "ok"', plain)).toBe(true);
     expect(run('doc.when is None and doc.fn is None and doc.cls is None', plain)).toBe(true);
     expect(run('"inherited" in doc', plain)).toBe(false);
@@ -458,7 +458,7 @@ describe('compileCondition: hostile input', () => {
     expect(run('doc.getter is None and doc.get("getter") is None and "getter" not in doc', doc)).toBe(true);
     expect(run('doc.arr.x is None', { arr })).toBe(true);
     expect(run('doc.a[0] is None and doc.a == [None, 2] and str(doc.a) == "[None, 2]" and 2 in doc.a', { a: arrWithGetter })).toBe(true);
-    expect(run('len(doc) == 2 and str(doc) == "{\'fn\': None, \'getter\': None}"', doc)).toBe(true);
+    expect(run("len(doc) == 2 and str(doc) == \"{'fn': None, 'getter': None}\"", doc)).toBe(true);
     expect(called).toBe(0);
   });
 

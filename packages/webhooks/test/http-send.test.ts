@@ -209,9 +209,7 @@ describe('send: the request as it arrives', () => {
     expect(got.headers['webhook-id']).toBe('msg_1');
     // Header names keep the caller's spelling; nothing but Host, Content-Length and Connection is added.
     const names = got.rawHeaders.filter((_, i) => i % 2 === 0);
-    expect(names.sort()).toEqual(
-      ['Connection', 'Content-Length', 'Content-Type', 'Host', 'X-Frappe-Webhook-Signature', 'webhook-id'].sort(),
-    );
+    expect(names.sort()).toEqual(['Connection', 'Content-Length', 'Content-Type', 'Host', 'X-Frappe-Webhook-Signature', 'webhook-id'].sort());
   });
 
   it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'GET'])('sends %s', async (method) => {

@@ -137,14 +137,7 @@ describe('isBlockedAddress: families stay apart (net.BlockList alone would mix t
 describe('parseCidrList', () => {
   it('parses CIDRs and single addresses separated by commas and/or whitespace', () => {
     const list = parseCidrList(' 127.0.0.1/32,10.0.0.0/8 ,\n 192.168.1.5\t::1  fe80::/10, [2001:db8::1]/64 ');
-    expect(list.map((c) => c.text)).toEqual([
-      '127.0.0.1/32',
-      '10.0.0.0/8',
-      '192.168.1.5/32',
-      '::1/128',
-      'fe80::/10',
-      '2001:db8::/64',
-    ]);
+    expect(list.map((c) => c.text)).toEqual(['127.0.0.1/32', '10.0.0.0/8', '192.168.1.5/32', '::1/128', 'fe80::/10', '2001:db8::/64']);
     expect(list[1]).toEqual({ family: 4, network: 0x0a000000n, prefix: 8, text: '10.0.0.0/8' });
     expect(list[3]).toMatchObject({ family: 6, network: 1n, prefix: 128 });
   });

@@ -89,12 +89,8 @@ describe('renderTemplate', () => {
   });
 
   it('tojson escapes markup characters like Jinja and supports an indent', async () => {
-    expect(await renderTemplate('{{ doc.customer | tojson }}', { doc })).toBe(
-      '"ACME \\"Corp\\" \\u003csales\\u003e \\u0026 Sons\\u0027"',
-    );
-    expect(await renderTemplate('{{ doc.meta.nested | tojson: 2 }}', { doc })).toBe(
-      JSON.stringify(doc.meta.nested, null, 2),
-    );
+    expect(await renderTemplate('{{ doc.customer | tojson }}', { doc })).toBe('"ACME \\"Corp\\" \\u003csales\\u003e \\u0026 Sons\\u0027"');
+    expect(await renderTemplate('{{ doc.meta.nested | tojson: 2 }}', { doc })).toBe(JSON.stringify(doc.meta.nested, null, 2));
     expect(await renderTemplate('{{ doc.items | json }}', { doc })).toBe(JSON.stringify(doc.items));
     expect(await renderTemplate('{{ true | tojson }}|{{ 3 | tojson }}|{{ nope | tojson }}', { doc })).toBe('true|3|null');
   });
@@ -154,9 +150,7 @@ describe('renderTemplate', () => {
   });
 
   it('stops exponential string growth by the memory limit', async () => {
-    const err = await templateError(
-      '{% assign s = "xxxxxxxxxx" %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}',
-    );
+    const err = await templateError('{% assign s = "xxxxxxxxxx" %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}');
     expect(err.message).toMatch(/memory alloc limit exceeded/);
   });
 

@@ -10,7 +10,14 @@ const apiSettings = {
   maxPageLength: ['LIST_MAX_PAGE_LENGTH', z.coerce.number().int().min(1).default(100_000)],
   maxBodySize: ['MAX_BODY_SIZE', z.string().default('25mb')],
   /** Largest upload accepted, in bytes (Frappe's max_file_size, 25 MiB). */
-  maxFileSize: ['MAX_FILE_SIZE', z.coerce.number().int().min(1).default(25 * 1024 * 1024)],
+  maxFileSize: [
+    'MAX_FILE_SIZE',
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(25 * 1024 * 1024),
+  ],
 } as const satisfies Record<string, Setting>;
 
 export type ApiConfig = SettingsOf<typeof apiSettings> & { platform: PlatformConfig };

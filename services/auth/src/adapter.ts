@@ -54,7 +54,7 @@ export async function clientRoles(store: TenantStore, id: string): Promise<strin
 
 /** The scopes a client's document lists. */
 export function configuredScopes(row: ClientRow): string[] {
-  return String(row.scopes ?? '').split(/\s+/).filter(Boolean);
+  return (row.scopes ?? '').split(/\s+/).filter(Boolean);
 }
 
 /**
@@ -66,21 +66,24 @@ export function configuredScopes(row: ClientRow): string[] {
 export async function clientMetadata(store: TenantStore, id: string): Promise<AdapterPayload | undefined> {
   const row = await readClient(store, id);
   if (!row) return undefined;
-  const confidential = row.client_type !== 'Public';
   const codeFlow = row.grant_type === 'Authorization Code';
-  const secretHash = confidential ? await readSecretHash(store.db, store.schema, 'OAuth Client', row.name, 'client_secret') : undefined;
-  if (confidential && !secretHash) return undefined;
+  let authentication: AdapterPayload = { token_endpoint_auth_method: 'none' };
+  if (row.client_type !== 'Public') {
+    const secretHash = await readSecretHash(store.db, store.schema, 'OAuth Client', row.name, 'client_secret');
+    if (!secretHash) return undefined;
+    authentication = { client_secret: secretHash, token_endpoint_auth_method: 'client_secret_basic' };
+  }
   return {
     client_id: row.name,
     client_name: row.app_name ?? row.name,
-    ...(confidential ? { client_secret: secretHash!, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+    ...authentication,
     grant_types: codeFlow ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
     response_types: codeFlow ? ['code'] : [],
-    redirect_uris: codeFlow ? String(row.redirect_uris ?? '').split(/\s+/).filter(Boolean) : [],
+    redirect_uris: codeFlow ? (row.redirect_uris ?? '').split(/\s+/).filter(Boolean) : [],
     quire_scopes: apiScopesFor(configuredScopes(row), await store.meta()).join(' '),
     id_token_signed_response_alg: SIGNING_ALG,
     ...(row.user ? { quire_user: row.user } : {}),
-  } as AdapterPayload;
+  };
 }
 
 export function adapterFor(store: TenantStore): new (model: string) => Adapter {
@@ -88,24 +91,24 @@ export function adapterFor(store: TenantStore): new (model: string) => Adapter {
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      await upsertModel(store.db, store.schema, this.model, id, payload as Record<string, unknown>, expiresIn || undefined);
+      await upsertModel(store.db, store.schema, this.model, id, payload, expiresIn || undefined);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') return clientMetadata(store, id);
       const found = await findModel(store.db, store.schema, this.model, id);
       if (!found) return undefined;
-      return { ...found.payload, ...(found.consumed ? { consumed: true } : {}) } as AdapterPayload;
+      return { ...found.payload, ...(found.consumed ? { consumed: true } : {}) };
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
       const found = await findModelByUserCode(store.db, store.schema, this.model, userCode);
-      return found ? ({ ...found.payload, ...(found.consumed ? { consumed: true } : {}) } as AdapterPayload) : undefined;
+      return found ? { ...found.payload, ...(found.consumed ? { consumed: true } : {}) } : undefined;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
       const found = await findModelByUid(store.db, store.schema, this.model, uid);
-      return found ? ({ ...found.payload, ...(found.consumed ? { consumed: true } : {}) } as AdapterPayload) : undefined;
+      return found ? { ...found.payload, ...(found.consumed ? { consumed: true } : {}) } : undefined;
     }
 
     async consume(id: string): Promise<void> {

@@ -24,10 +24,28 @@ export function createAuthRouter(ctx: AuthContext, registry: ProviderRegistry): 
   router.use(['/oauth', '/.well-known', ...FRAPPE_OAUTH_PATHS], resolveIssuer(ctx, registry));
 
   router.all('/oauth/auth', refuseImplicit(ctx));
-  router.post('/oauth/token', formBody, asyncRoute((req, res) => applyTokenPolicy(ctx, req, res)));
-  router.post('/oauth/token/revocation', formBody, asyncRoute((req, res) => revokeAccessToken(ctx, req, res, '')));
-  router.post('/oauth/token/introspection', formBody, asyncRoute((req, res) => introspectAccessToken(ctx, req, res)));
-  router.all('/oauth/me', formBody, asyncRoute((req, res) => userinfo(ctx, req, res)));
+  router.post(
+    '/oauth/token',
+    formBody,
+    asyncRoute((req, res) => applyTokenPolicy(ctx, req, res)),
+  );
+  router.post(
+    '/oauth/token/revocation',
+    formBody,
+    asyncRoute((req, res) => revokeAccessToken(ctx, req, res, '')),
+  );
+  router.post(
+    '/oauth/token/introspection',
+    formBody,
+    asyncRoute((req, res) => introspectAccessToken(ctx, req, res)),
+  );
+  router.all(
+    '/oauth/me',
+    formBody,
+    asyncRoute(async (req, res) => {
+      await userinfo(ctx, req, res);
+    }),
+  );
   router.post('/oauth/session/end/confirm', formBody, endSiteSessionOnSignOut(ctx));
   router.use(interactionRouter(ctx));
   router.use(frappeRouter(ctx));

@@ -9,8 +9,18 @@ export class AuthMetrics {
   constructor(activeGrants: () => Promise<number>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'quire_auth_' });
-    this.issuedTotal = new Counter({ name: 'quire_oauth_tokens_issued_total', help: 'Token endpoint successes by grant type', labelNames: ['grant_type'], registers });
-    this.refusedTotal = new Counter({ name: 'quire_oauth_refusals_total', help: 'Refused OAuth requests by reason (OAuth error code)', labelNames: ['reason'], registers });
+    this.issuedTotal = new Counter({
+      name: 'quire_oauth_tokens_issued_total',
+      help: 'Token endpoint successes by grant type',
+      labelNames: ['grant_type'],
+      registers,
+    });
+    this.refusedTotal = new Counter({
+      name: 'quire_oauth_refusals_total',
+      help: 'Refused OAuth requests by reason (OAuth error code)',
+      labelNames: ['reason'],
+      registers,
+    });
     new Gauge({
       name: 'quire_oauth_active_grants',
       help: 'Grants not expired, across the tenants this process serves',

@@ -3,8 +3,10 @@
  * Every form carries a CSRF token (double-submit: the same random value in a cookie and a field).
  */
 
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
 }
 
 function layout(title: string, body: string): string {

@@ -1,4 +1,5 @@
 import { verifyApiSecret } from '@quire/auth';
+import { cstr } from '@quire/frappe-compat';
 import { privateKeys, recordRevocation, tenantAudience } from '@quire/oauth';
 import type { Tenant, Platform } from '@quire/tenancy';
 import Provider, { errors, type Configuration, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
@@ -22,7 +23,9 @@ function grantedIdentityScopes(ctx: KoaContextWithOIDC): string[] {
   const entities = ctx.oidc.entities as { AuthorizationCode?: { scope?: string }; RefreshToken?: { scope?: string }; Grant?: Grant };
   const asked = entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope;
   if (!asked || !entities.Grant) return [];
-  return entities.Grant.getOIDCScopeFiltered(new Set(asked.split(' '))).split(' ').filter((s) => s && isOidcScope(s));
+  return entities.Grant.getOIDCScopeFiltered(new Set(asked.split(' ')))
+    .split(' ')
+    .filter((s) => s && isOidcScope(s));
 }
 
 export interface ProviderDeps {
@@ -47,7 +50,7 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
 
   const configuration: Configuration = {
     adapter: adapterFor(store),
-    jwks: { keys: keys as NonNullable<Configuration['jwks']>['keys'] },
+    jwks: { keys },
     findAccount: (_ctx, id) => findAccount(platform.db, tenant.schema, id),
     clientBasedCORS: () => true,
     conformIdTokenClaims: true,
@@ -79,7 +82,7 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator, client) => {
           if (indicator !== audience) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
-          const granted = String((client as unknown as QuireClient).quire_scopes ?? '');
+          const granted = (client as unknown as QuireClient).quire_scopes ?? '';
           return { scope: granted, audience, accessTokenTTL: config.accessTokenTtl, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
         },
       },
@@ -95,7 +98,7 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
           // The token's scope names the identity scopes granted with it too, so userinfo (ours,
           // for these JWTs) knows what it may answer; they grant nothing on DocTypes.
           const identity = grantedIdentityScopes(ctx);
-          if (identity.length) jwt.payload.scope = [...new Set([...String(jwt.payload.scope ?? '').split(' ').filter(Boolean), ...identity])].join(' ');
+          if (identity.length) jwt.payload.scope = [...new Set([...cstr(jwt.payload.scope).split(' ').filter(Boolean), ...identity])].join(' ');
         },
       },
     },
@@ -136,7 +139,7 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
     },
     renderError: (ctx, out) => {
       ctx.type = 'html';
-      ctx.body = errorPage(String(out.error), String(out.error_description ?? ''));
+      ctx.body = errorPage(out.error, out.error_description ?? '');
     },
   };
 
@@ -146,11 +149,12 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
   provider.proxy = true;
   // Client secrets are stored as SHA-256 hashes (they are random 192-bit values); compare in constant time.
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
-    return Promise.resolve(Boolean(this.clientSecret) && verifyApiSecret(actual, this.clientSecret!));
-  } as typeof provider.Client.prototype.compareClientSecret;
+    const hash = this.clientSecret;
+    return Promise.resolve(hash ? verifyApiSecret(actual, hash) : false);
+  };
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
-    deps.metrics.issued(String(ctx.oidc.params?.grant_type ?? 'unknown'));
+    deps.metrics.issued(cstr(ctx.oidc.params?.grant_type ?? 'unknown'));
   });
   provider.on('grant.error', (_ctx: KoaContextWithOIDC, error: { error?: string }) => deps.metrics.refused(error.error ?? 'error'));
   provider.on('authorization.error', (_ctx: KoaContextWithOIDC, error: { error?: string }) => deps.metrics.refused(error.error ?? 'error'));

@@ -7,6 +7,12 @@ import { buildProvider } from './provider';
 /** Providers kept per process (by tenant and origin); one dropped is built again on its next use. */
 const MAX_PROVIDERS = 1_000;
 
+/** The tenant part of a provider's key (`tenant\0origin`). */
+function tenantOfKey(key: string): string {
+  const end = key.indexOf('\0');
+  return end < 0 ? key : key.slice(0, end);
+}
+
 /**
  * Providers per tenant and origin, built on first use and dropped when the tenant's keys change
  * (or, beyond MAX_PROVIDERS, the least recently used). Dropping one loses nothing: the provider's
@@ -45,6 +51,6 @@ export class ProviderRegistry {
 
   /** The tenants this process has served recently (for the active-grants gauge and the purge). */
   tenants(): string[] {
-    return [...new Set([...this.providers.keys()].map((k) => k.split('\0')[0]!))];
+    return [...new Set([...this.providers.keys()].map(tenantOfKey))];
   }
 }

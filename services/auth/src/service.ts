@@ -14,7 +14,8 @@ const PURGE_INTERVAL_MS = 10 * 60_000;
 async function purgeExpired(platform: Platform, tenants: string[], logger: Logger): Promise<void> {
   for (const name of tenants) {
     const tenant = platform.tenants.get(name);
-    if (tenant) await purgeExpiredModels(platform.db, tenant.schema).catch((e: unknown) => logger.warn({ err: e, tenant: name }, 'could not purge expired OAuth models'));
+    if (tenant)
+      await purgeExpiredModels(platform.db, tenant.schema).catch((e: unknown) => logger.warn({ err: e, tenant: name }, 'could not purge expired OAuth models'));
   }
 }
 
@@ -31,10 +32,10 @@ export interface AuthMount {
  * when a tenant's signing keys change (announced by `quire oauth rotate-keys` on any process).
  */
 export function createAuthMount(platform: Platform, config: AuthConfig, logger: Logger): AuthMount {
-  let registry: ProviderRegistry | undefined;
+  // The gauge is read on a scrape only, once `registry` (below: it needs the metrics) exists.
   const metrics = new AuthMetrics(async () => {
     let total = 0;
-    for (const name of registry?.tenants() ?? []) {
+    for (const name of registry.tenants()) {
       const tenant = platform.tenants.get(name);
       if (tenant) total += await activeGrantCount(platform.db, tenant.schema);
     }
@@ -43,10 +44,10 @@ export function createAuthMount(platform: Platform, config: AuthConfig, logger: 
   // oidc-provider signs its interaction and session cookies; every process must use the same keys.
   const cookieKeys = [platform.secrets.derive('oidc-provider cookies').toString('base64url')];
   const ctx: AuthContext = { platform, config, metrics, cookieKeys, logger };
-  registry = new ProviderRegistry(ctx);
+  const registry = new ProviderRegistry(ctx);
   const unsubscribe = platform.oauth.onKeysChanged((tenant) => registry.forget(tenant));
   // Expired sessions, interactions, codes and grants are invisible at once and deleted now and then.
-  const purge = setInterval(() => void purgeExpired(platform, registry!.tenants(), logger), PURGE_INTERVAL_MS);
+  const purge = setInterval(() => void purgeExpired(platform, registry.tenants(), logger), PURGE_INTERVAL_MS);
   purge.unref();
   return {
     router: createAuthRouter(ctx, registry),

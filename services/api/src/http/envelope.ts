@@ -16,13 +16,11 @@ export interface ErrorEnvelope {
 export function errorEnvelope(err: unknown, production: boolean): ErrorEnvelope {
   const e = err instanceof FrappeError ? err : new InternalServerError(production ? 'Internal Server Error' : describe(err));
   const exception = e.message ? `frappe.exceptions.${e.excType}: ${e.message}` : `frappe.exceptions.${e.excType}`;
-  const trace = production ? exception : `${(err instanceof Error && err.stack) || exception}`;
+  const trace = production ? exception : (err instanceof Error && err.stack) || exception;
   const body: Record<string, unknown> = { exc_type: e.excType, exception, exc: pythonJsonDumps([trace]) };
   if (e.messages.length > 0) {
     const excId = randomBytes(10).toString('hex');
-    body._server_messages = pythonJsonDumps(
-      e.messages.map((m) => pythonJsonDumps(m.raise_exception ? { ...m, __frappe_exc_id: excId } : m)),
-    );
+    body._server_messages = pythonJsonDumps(e.messages.map((m) => pythonJsonDumps(m.raise_exception ? { ...m, __frappe_exc_id: excId } : m)));
   }
   if (e.extra) Object.assign(body, e.extra);
   return { status: e.httpStatus, body };

@@ -21,12 +21,11 @@ export function formDict(req: Request): FormDict {
     throw new ValidationError('Invalid request arguments', { title: 'Invalid Request' });
   }
   const out: FormDict = {};
-  mergeFormFields(out, req.query as Record<string, unknown>);
+  mergeFormFields(out, req.query);
   if (req.body !== null && typeof req.body === 'object' && !Buffer.isBuffer(req.body)) mergeFormFields(out, req.body as Record<string, unknown>);
   delete out._;
   return out;
 }
-
 
 /**
  * The document in a create/update request (get_request_form_data): the `data` field (JSON) when

@@ -31,14 +31,18 @@ export function authenticate(platform: Platform, logger: Logger): RequestHandler
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.headers.authorization;
     const parts = header ? header.split(' ') : [];
-    if (parts.length === 2) {
-      const strategy = byScheme.get(parts[0]!.toLowerCase());
+    const scheme = parts.length === 2 ? parts[0] : undefined;
+    if (scheme !== undefined) {
+      const strategy = byScheme.get(scheme.toLowerCase());
       if (!strategy) {
         next(new AuthenticationError('', { silent: true }));
         return;
       }
       strategy(req, res, (err?: unknown) => {
-        if (err) return next(err);
+        if (err) {
+          next(err);
+          return;
+        }
         res.locals.principal = (req as Request & { principal: Principal }).principal;
         next();
       });
@@ -52,7 +56,10 @@ export function authenticate(platform: Platform, logger: Logger): RequestHandler
     }
     (req as Request & { sid?: string }).sid = sid;
     session(req, res, (err?: unknown) => {
-      if (err) return next(err);
+      if (err) {
+        next(err);
+        return;
+      }
       const active = (req as Request & { quireSession?: ActiveSession }).quireSession;
       if (active) {
         res.locals.session = active;

@@ -40,6 +40,7 @@ function translate(err: unknown): unknown {
   const type = (err as { type?: unknown }).type;
   if (type === 'entity.parse.failed') return new ValidationError('Invalid JSON in the request body', { title: 'Invalid Request' });
   if (type === 'entity.too.large') return new RequestEntityTooLarge('Request body too large', { title: 'Too Large' });
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ValidationError('Unsupported request body encoding', { title: 'Invalid Request' });
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+    return new ValidationError('Unsupported request body encoding', { title: 'Invalid Request' });
   return err;
 }

@@ -16,7 +16,9 @@ export function errorHandler({ production, logger }: { production: boolean; logg
   return (err: unknown, req, res, _next) => {
     const mapped = classify(err);
     const { status, body } = errorEnvelope(mapped, production);
-    const log = { requestId: res.locals.requestId, tenant: res.locals.tenant?.name, user: res.locals.principal?.user, method: req.method, path: req.path };
+    // An error can come before the tenant or the caller is known.
+    const locals: Partial<Express.Locals> = res.locals;
+    const log = { requestId: locals.requestId, tenant: locals.tenant?.name, user: locals.principal?.user, method: req.method, path: req.path };
     if (status >= 500) logger.error({ ...log, err }, 'request failed');
     else logger.debug({ ...log, status, exc_type: body.exc_type }, 'request refused');
     if (res.headersSent) {

@@ -36,7 +36,10 @@ export function multipart(maxFileSize: number) {
     parser.on('filesLimit', () => (failure ??= new RequestEntityTooLarge('Too many files in one request', { title: 'Too many files' })));
     parser.on('error', () => (failure ??= new ValidationError('Invalid multipart request', { title: 'Invalid Request' })));
     parser.on('close', () => {
-      if (failure) return next(failure);
+      if (failure) {
+        next(failure);
+        return;
+      }
       req.body = fields;
       res.locals.files = files;
       next();

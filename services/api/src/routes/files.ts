@@ -23,7 +23,7 @@ function notFound(): Error {
 /** The `<name>` of the path: exactly one decoded segment that is a safe file name, else undefined. */
 function fileName(req: Request): string | undefined {
   const segments = (req.params as { name?: string[] }).name ?? [];
-  const name = segments.length === 1 ? segments[0]! : undefined;
+  const name = segments.length === 1 ? segments[0] : undefined;
   return name !== undefined && isSafeFileName(name) ? name : undefined;
 }
 

@@ -42,18 +42,17 @@ const DROPPED = new Set(['cmd', 'ignore_permissions', 'flags', 'sid', 'csrf_toke
  */
 export function methodArgs(req: Request): MethodArgs {
   const args: MethodArgs = {};
-  mergeFormFields(args, req.query as Record<string, unknown>);
+  mergeFormFields(args, req.query);
   const body: unknown = req.body;
   if (Array.isArray(body)) args.data = body;
   else if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) mergeFormFields(args, body as Record<string, unknown>, { keepRepeated: true });
   else if (body !== undefined && typeof req.is('application/json') === 'string') {
     throw new ValidationError('Invalid request arguments', { title: 'Invalid Request' });
   }
-  for (const key of DROPPED) delete args[key];
-  return args;
+  return Object.fromEntries(Object.entries(args).filter(([key]) => !DROPPED.has(key)));
 }
 
-function responder(req: Request, res: Response, resultKey: 'message' | 'data'): { response: MethodResponse; finish(result: unknown): void } {
+function responder(req: Request, res: Response, resultKey: 'message' | 'data'): { response: MethodResponse; finish: (result: unknown) => void } {
   const extras: Record<string, unknown> = {};
   const messages: Array<{ message: string; title: string }> = [];
   let status = 200;
@@ -99,7 +98,7 @@ export async function methodContext(
   req: Request,
   res: Response,
   resultKey: 'message' | 'data' = 'message',
-): Promise<{ ctx: MethodContext; finish(result: unknown): void }> {
+): Promise<{ ctx: MethodContext; finish: (result: unknown) => void }> {
   const { tenant, principal } = res.locals;
   const doc = await deps.platform.context(tenant, principal);
   const { response, finish } = responder(req, res, resultKey);
@@ -122,7 +121,7 @@ export function methodRouter(deps: MethodDependencies): Router {
   const router = Router({ strict: false });
   // Anything after the first `/` of the method path is ignored, as in Frappe.
   router.all('/*path', async (req, res) => {
-    const segments = (req.params as { path: string[] }).path;
+    const segments = req.params.path;
     await callMethod(deps, segments[0] ?? '', req, res);
   });
   return router;

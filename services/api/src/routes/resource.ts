@@ -16,7 +16,6 @@ import { methodArgs, methodContext, type MethodDependencies } from './method';
 const doctypeParams = z.object({ doctype: z.string().min(1).max(140) });
 const docParams = doctypeParams.extend({ name: z.array(z.string()).min(1) });
 
-
 /** Names are percent-decoded per segment by the router, then re-joined: `ACC/0001` and `ACC%2F0001` are one name. */
 function docName(req: Request): { doctype: string; name: string } {
   const p = docParams.parse(req.params);

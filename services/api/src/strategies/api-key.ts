@@ -1,5 +1,5 @@
 import { AuthenticationError, InvalidAuthorizationToken } from '@quire/errors';
-import { parseBasicCredentials } from '@quire/http';
+import { localsOf, parseBasicCredentials } from '@quire/http';
 import type { Platform } from '@quire/tenancy';
 import type { Request } from 'express';
 import { Strategy } from 'passport-strategy';
@@ -30,7 +30,7 @@ abstract class ApiKeyStrategy extends Strategy {
       this.error(new AuthenticationError('', { silent: true }));
       return;
     }
-    this.platform.apiKeys.authenticate(req.res!.locals.tenant, pair[0], pair[1]).then(
+    this.platform.apiKeys.authenticate(localsOf(req).tenant, pair[0], pair[1]).then(
       (principal) => (principal ? this.success(principal) : this.error(new AuthenticationError('', { silent: true }))),
       (e: unknown) => this.error(e as Error),
     );

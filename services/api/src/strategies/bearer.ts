@@ -1,4 +1,5 @@
 import { AuthenticationError } from '@quire/errors';
+import { localsOf } from '@quire/http';
 import type { Platform } from '@quire/tenancy';
 import type { Request } from 'express';
 import type { Logger } from 'pino';
@@ -23,8 +24,7 @@ export class BearerStrategy extends Strategy {
 
   override authenticate(req: Request): void {
     const token = (req.headers.authorization ?? '').split(' ')[1] ?? '';
-    const res = req.res!;
-    const { tenant } = res.locals;
+    const { tenant, requestId } = localsOf(req);
     // DEFAULT_TENANT is reached on any address: the host this request came to may be its issuer's.
     const hosts = this.platform.issuerHosts(tenant, req.hostname);
     this.platform.oauth.authenticateBearer(tenant, token, hosts).then(
@@ -33,8 +33,8 @@ export class BearerStrategy extends Strategy {
           this.success(outcome.principal);
           return;
         }
-        this.logger.debug({ requestId: res.locals.requestId, tenant: tenant.name, reason: outcome.reason }, 'bearer token refused');
-        res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+        this.logger.debug({ requestId, tenant: tenant.name, reason: outcome.reason }, 'bearer token refused');
+        req.res?.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
         this.error(new AuthenticationError('', { silent: true }));
       },
       (e: unknown) => this.error(e as Error),

@@ -1,4 +1,5 @@
 import type { ActiveSession } from '@quire/auth';
+import { localsOf } from '@quire/http';
 import type { Platform } from '@quire/tenancy';
 import type { Request } from 'express';
 import { Strategy } from 'passport-strategy';
@@ -17,7 +18,7 @@ export class SessionStrategy extends Strategy {
 
   override authenticate(req: Request): void {
     const sid = (req as Request & { sid?: string }).sid ?? '';
-    this.platform.sessions.authenticate(req.res!.locals.tenant, sid).then(
+    this.platform.sessions.authenticate(localsOf(req).tenant, sid).then(
       (session: ActiveSession | undefined) => (session ? this.success(session) : this.pass()),
       (e: unknown) => this.error(e as Error),
     );

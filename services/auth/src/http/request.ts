@@ -27,7 +27,7 @@ export const formBody = express.urlencoded({ extended: false, limit: '64kb' });
  * An async handler as express middleware: errors go to `next(e)`; a handler that resolves `false`
  * did not answer, and the request goes on (to oidc-provider).
  */
-export function asyncRoute(handler: (req: Request, res: Response) => Promise<boolean | void>): RequestHandler {
+export function asyncRoute(handler: (req: Request, res: Response) => Promise<boolean | undefined>): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) =>
     void handler(req, res).then((answered) => {
       if (answered === false) next();

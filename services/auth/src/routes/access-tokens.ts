@@ -1,3 +1,4 @@
+import { cstr } from '@quire/frappe-compat';
 import { recordRevocation, tenantAudience } from '@quire/oauth';
 import type { Request, Response } from 'express';
 import { findAccount } from '../account';
@@ -26,7 +27,7 @@ async function authenticatedClient(ctx: AuthContext, req: Request, res: Response
 
 /** RFC 7009 for an access token: a revocation row and NOTIFY, so every API process refuses it. */
 export async function revokeAccessToken(ctx: AuthContext, req: Request, res: Response, body: '' | '{}'): Promise<boolean> {
-  const token = String(formOf(req).token ?? '');
+  const token = cstr(formOf(req).token);
   if (!isJwt(token)) return false;
   const client = await authenticatedClient(ctx, req, res);
   if (!client) return true;
@@ -48,7 +49,7 @@ export async function revokeAccessToken(ctx: AuthContext, req: Request, res: Res
 
 /** RFC 7662 for an access token. */
 export async function introspectAccessToken(ctx: AuthContext, req: Request, res: Response): Promise<boolean> {
-  const token = String(formOf(req).token ?? '');
+  const token = cstr(formOf(req).token);
   if (!isJwt(token)) return false;
   if (!(await authenticatedClient(ctx, req, res))) return true;
   const { tenant } = res.locals;

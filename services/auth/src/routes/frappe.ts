@@ -62,6 +62,11 @@ export function frappeRouter(ctx: AuthContext): Router {
       forwardToProvider(req, res, '/oauth/token/introspection');
     }),
   );
-  router.all(at('openid_profile'), asyncRoute((req, res) => userinfo(ctx, req, res)));
+  router.all(
+    at('openid_profile'),
+    asyncRoute(async (req, res) => {
+      await userinfo(ctx, req, res);
+    }),
+  );
   return router;
 }

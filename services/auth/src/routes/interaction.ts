@@ -1,6 +1,7 @@
 import { authenticatePassword, createSession, loadPrincipal } from '@quire/auth';
 import { FrappeError } from '@quire/errors';
 import { recordLogin } from '@quire/documents';
+import { cstr } from '@quire/frappe-compat';
 import { requestCookies, setCookie } from '@quire/http';
 import type { Tenant } from '@quire/tenancy';
 import express, { Router, type Request, type Response } from 'express';
@@ -42,9 +43,7 @@ async function rolesAllow(store: TenantStore, clientId: string, user: string): P
 }
 
 async function details(req: Request, res: Response, prompt?: 'login' | 'consent'): Promise<Details | undefined> {
-  const found = await res.locals
-    .provider.interactionDetails(req, res)
-    .catch(() => undefined);
+  const found = await res.locals.provider.interactionDetails(req, res).catch(() => undefined);
   return found && (!prompt || found.prompt.name === prompt) ? found : undefined;
 }
 
@@ -69,12 +68,18 @@ export function interactionRouter(ctx: AuthContext): Router {
 
   async function show(req: Request, res: Response): Promise<void> {
     const d = await details(req, res);
-    if (!d) return page(res, 400, errorPage('invalid_request', EXPIRED));
+    if (!d) {
+      page(res, 400, errorPage('invalid_request', EXPIRED));
+      return;
+    }
     const { provider, tenant } = res.locals;
     const store = storeOf(tenant);
     const clientId = String(d.params.client_id);
     const client = await readClient(store, clientId);
-    if (!client) return page(res, 400, errorPage('invalid_client', 'Unknown app'));
+    if (!client) {
+      page(res, 400, errorPage('invalid_client', 'Unknown app'));
+      return;
+    }
     const appName = client.app_name ?? clientId;
     const action = `/oauth/interaction/${d.uid}`;
 
@@ -85,23 +90,32 @@ export function interactionRouter(ctx: AuthContext): Router {
         await provider.interactionFinished(req, res, { login: { accountId: session.principal.user } }, { mergeWithLastSubmission: false });
         return;
       }
-      return page(res, 200, loginPage({ action: `${action}/login`, csrf: issueCsrfToken(req, res), appName, site: req.hostname }));
+      page(res, 200, loginPage({ action: `${action}/login`, csrf: issueCsrfToken(req, res), appName, site: req.hostname }));
+      return;
     }
 
-    const accountId = String(d.session?.accountId ?? '');
+    const accountId = d.session?.accountId ?? '';
     if (client.skip_authorization) return grantAndFinish(req, res, accountId, d);
     const missing = d.prompt.details as MissingGrants;
     const asked = new Set([...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()]);
     const meta = await store.meta();
     // Identity first, then what the app may do with the user's records.
-    const scopes = [...asked].sort((a, b) => Number(isOidcScope(b)) - Number(isOidcScope(a))).map((scope) => ({ scope, description: describeScope(scope, meta) }));
+    const scopes = [...asked]
+      .sort((a, b) => Number(isOidcScope(b)) - Number(isOidcScope(a)))
+      .map((scope) => ({ scope, description: describeScope(scope, meta) }));
     page(res, 200, consentPage({ action: `${action}/consent`, csrf: issueCsrfToken(req, res), appName, user: accountId, scopes }));
   }
 
   async function login(req: Request, res: Response): Promise<void> {
     const d = await details(req, res, 'login');
-    if (!d) return page(res, 400, errorPage('invalid_request', EXPIRED));
-    if (!csrfValid(req)) return page(res, 403, errorPage('invalid_request', FORGED));
+    if (!d) {
+      page(res, 400, errorPage('invalid_request', EXPIRED));
+      return;
+    }
+    if (!csrfValid(req)) {
+      page(res, 403, errorPage('invalid_request', FORGED));
+      return;
+    }
     const { provider, tenant } = res.locals;
     const store = storeOf(tenant);
     const clientId = String(d.params.client_id);
@@ -113,16 +127,30 @@ export function interactionRouter(ctx: AuthContext): Router {
       if (!(e instanceof FrappeError)) throw e;
       metrics.refused(e.httpStatus === 429 ? 'login_throttled' : 'login_failed');
       const appName = (await readClient(store, clientId))?.app_name ?? 'This app';
-      return page(res, e.httpStatus, loginPage({ action: req.originalUrl, csrf: issueCsrfToken(req, res), appName, site: req.hostname, usr: String(body.usr ?? ''), error: e.message }));
+      page(
+        res,
+        e.httpStatus,
+        loginPage({ action: req.originalUrl, csrf: issueCsrfToken(req, res), appName, site: req.hostname, usr: cstr(body.usr), error: e.message }),
+      );
+      return;
     }
     if (!(await rolesAllow(store, clientId, user.user))) {
       metrics.refused('access_denied');
-      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'Your roles do not allow this app' }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'Your roles do not allow this app' },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     // The same session /api/method/login opens, so the user stays signed in to the site.
     await recordLogin(platform.db, { meta: await platform.metas.get(tenant) }, user.user, req.ip ?? '127.0.0.1');
-    const session = await createSession(platform.db, tenant, user.user, { ip: req.ip ?? '127.0.0.1', device: 'desktop', expirySeconds: platform.sessionExpirySeconds });
+    const session = await createSession(platform.db, tenant, user.user, {
+      ip: req.ip ?? '127.0.0.1',
+      device: 'desktop',
+      expirySeconds: platform.sessionExpirySeconds,
+    });
     setCookie(req, res, 'sid', session.sid, { httpOnly: true, maxAge: session.expiresInSeconds });
     setCookie(req, res, 'user_id', user.user);
     await provider.interactionFinished(req, res, { login: { accountId: user.user } }, { mergeWithLastSubmission: false });
@@ -130,14 +158,25 @@ export function interactionRouter(ctx: AuthContext): Router {
 
   async function consent(req: Request, res: Response): Promise<void> {
     const d = await details(req, res, 'consent');
-    if (!d) return page(res, 400, errorPage('invalid_request', EXPIRED));
-    if (!csrfValid(req)) return page(res, 403, errorPage('invalid_request', FORGED));
-    if (formOf(req).decision !== 'allow') {
-      metrics.refused('access_denied');
-      await res.locals.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access' }, { mergeWithLastSubmission: true });
+    if (!d) {
+      page(res, 400, errorPage('invalid_request', EXPIRED));
       return;
     }
-    await grantAndFinish(req, res, String(d.session?.accountId ?? ''), d);
+    if (!csrfValid(req)) {
+      page(res, 403, errorPage('invalid_request', FORGED));
+      return;
+    }
+    if (formOf(req).decision !== 'allow') {
+      metrics.refused('access_denied');
+      await res.locals.provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The user denied access' },
+        { mergeWithLastSubmission: true },
+      );
+      return;
+    }
+    await grantAndFinish(req, res, d.session?.accountId ?? '', d);
   }
 
   router.get('/oauth/interaction/:uid', (req, res, next) => void show(req, res).catch(next));

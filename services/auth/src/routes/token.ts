@@ -1,3 +1,4 @@
+import { cstr } from '@quire/frappe-compat';
 import type { Request, Response } from 'express';
 import { configuredScopes, readClient, tenantStore } from '../adapter';
 import { NOT_OFFERED, type AuthContext } from '../context';
@@ -11,7 +12,7 @@ import { isOidcScope } from '../scopes';
  */
 export async function applyTokenPolicy({ platform, metrics }: AuthContext, req: Request, res: Response): Promise<boolean> {
   const body = formOf(req);
-  const grant = String(body.grant_type ?? '');
+  const grant = cstr(body.grant_type);
   if (grant === 'password' || grant === 'implicit') {
     metrics.refused('unsupported_grant_type');
     oauthError(res, 400, 'unsupported_grant_type', NOT_OFFERED);
@@ -20,7 +21,10 @@ export async function applyTokenPolicy({ platform, metrics }: AuthContext, req: 
   if (grant === 'client_credentials' && !body.scope) {
     const { id } = clientCredentials(req);
     const row = id ? await readClient(tenantStore(platform, res.locals.tenant), id) : undefined;
-    if (row) body.scope = configuredScopes(row).filter((s) => !isOidcScope(s)).join(' ');
+    if (row)
+      body.scope = configuredScopes(row)
+        .filter((s) => !isOidcScope(s))
+        .join(' ');
   }
   return false;
 }

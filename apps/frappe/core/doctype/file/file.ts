@@ -1,8 +1,19 @@
 import type { MethodArgs, MethodContext } from '@quire/apps';
 import type { Queryable, Transaction } from '@quire/db';
-import { docExists, getDoc, hashName, insertDoc, serializeDoc, storedName, updateDoc, type DocContext, type DocController, type DocData } from '@quire/documents';
+import {
+  docExists,
+  getDoc,
+  hashName,
+  insertDoc,
+  serializeDoc,
+  storedName,
+  updateDoc,
+  type DocContext,
+  type DocController,
+  type DocData,
+} from '@quire/documents';
 import { doesNotExist, LinkValidationError, PermissionError, RequestEntityTooLarge, ValidationError } from '@quire/errors';
-import { cint } from '@quire/frappe-compat';
+import { cint, cstr } from '@quire/frappe-compat';
 import {
   ALLOWED_MIMETYPES,
   contentHash,
@@ -74,9 +85,7 @@ export async function checkAttachTarget(ctx: DocContext, doctype: string, name: 
   }
   const stored = storedName(meta, name);
   const row =
-    stored === undefined
-      ? undefined
-      : (await ctx.db.query<{ owner: string }>(`SELECT "owner" FROM ${meta.table} WHERE "name" = $1`, [stored])).rows[0];
+    stored === undefined ? undefined : (await ctx.db.query<{ owner: string }>(`SELECT "owner" FROM ${meta.table} WHERE "name" = $1`, [stored])).rows[0];
   if (!row) throw doesNotExist(doctype, name);
   checkPermission(meta, ctx.principal, 'write', { owner: row.owner, name });
 }
@@ -118,14 +127,15 @@ async function resolveUrl(ctx: DocContext, tx: Transaction, doc: DocData, truste
       return;
     }
     const existing = await filesAt(ctx, url);
-    if (existing.length === 0) throw new ValidationError(`File ${url} does not exist`, { title: 'File Not Found' });
+    const first = existing[0];
+    if (!first) throw new ValidationError(`File ${url} does not exist`, { title: 'File Not Found' });
     if (!trusted) {
       let readable = false;
       for (const f of existing) if ((readable = await mayReadFile(ctx, f))) break;
       if (!readable) throw new PermissionError(`You don't have permission to access the file ${url}`, { title: 'Not Permitted' });
     }
-    doc.content_hash = existing[0]!.content_hash;
-    doc.file_size = existing[0]!.file_size;
+    doc.content_hash = first.content_hash;
+    doc.file_size = first.file_size;
     return;
   }
   if (url.startsWith(PUBLIC_PREFIX) || url.startsWith(PRIVATE_PREFIX)) throw new ValidationError(`Invalid file URL ${url}`, { title: 'Invalid URL' });
@@ -181,19 +191,19 @@ export const controller: DocController = {
       await resolveUrl(ctx, tx, doc, trusted);
       if (!text(doc.folder)) doc.folder = text(doc.attached_to_doctype) ? ATTACHMENTS : HOME;
     }
-    if (doc.folder) await ensureFolder(ctx, String(doc.folder));
+    if (text(doc.folder)) await ensureFolder(ctx, text(doc.folder));
   },
 
   autoname({ doc }) {
     // Folders are named by their path (File.autoname); files get a random name.
-    if (doc.is_folder) doc.name = doc.folder ? `${String(doc.folder)}/${String(doc.file_name)}` : String(doc.file_name);
+    if (doc.is_folder) doc.name = text(doc.folder) ? `${text(doc.folder)}/${text(doc.file_name)}` : text(doc.file_name);
     else doc.name = hashName();
   },
 
   before_validate({ doc, previous }) {
     if (previous) {
       for (const f of LOCATION_FIELDS) {
-        if (String(doc[f] ?? '') !== String(previous[f] ?? '')) {
+        if (cstr(doc[f]) !== cstr(previous[f])) {
           throw new ValidationError(`${f} of a File cannot be changed; upload the file again instead`, { title: 'Not Allowed' });
         }
       }
@@ -210,7 +220,7 @@ export const controller: DocController = {
       if (folder === doc.name) throw new ValidationError('A folder cannot be inside itself', { title: 'Invalid Folder' });
       const meta = ctx.meta.require('File');
       const row = (await ctx.db.query<{ is_folder: number }>(`SELECT "is_folder" FROM ${meta.table} WHERE "name" = $1`, [folder])).rows[0];
-      if (row && !Number(row.is_folder)) throw new ValidationError(`${folder} is not a folder`, { title: 'Invalid Folder' });
+      if (row && !row.is_folder) throw new ValidationError(`${folder} is not a folder`, { title: 'Invalid Folder' });
     }
   },
 
@@ -231,7 +241,7 @@ export const controller: DocController = {
       throw new ValidationError('Cannot delete Home and Attachments folders', { title: 'Not Allowed' });
     }
     // Keeps a concurrent upload of the same bytes from reusing the URL whose bytes are going.
-    if (doc.content_hash) await lock(tx, `${ctx.tenant.schema}:${String(doc.content_hash)}`);
+    if (doc.content_hash) await lock(tx, `${ctx.tenant.schema}:${text(doc.content_hash)}`);
   },
 
   async after_delete({ doc, ctx }) {
@@ -283,7 +293,7 @@ export function saveFile(ctx: DocContext, input: SaveFileInput): Promise<DocData
       doc.file_url = saved.url;
       if (saved.fresh) written = saved.key;
       let pending = storedIn.get(tx);
-      if (!pending) storedIn.set(tx, (pending = new Map()));
+      if (!pending) storedIn.set(tx, (pending = new Map<string, StoredBytes>()));
       pending.set(saved.url, { hash: saved.hash, size: input.content.length });
     }
     try {

@@ -27,7 +27,7 @@ export const controller: DocController = {
     doc.api_key = previous?.api_key ?? null;
     doc.api_secret = previous?.api_secret ?? null;
     if (doc.name === ADMINISTRATOR || doc.name === GUEST) {
-      if (Number(doc.enabled) !== 1) throw new ValidationError(`User ${String(doc.name)} cannot be disabled`, { title: 'Not Allowed' });
+      if (Number(doc.enabled) !== 1) throw new ValidationError(`User ${doc.name} cannot be disabled`, { title: 'Not Allowed' });
       if (doc.name === ADMINISTRATOR) doc.user_type = 'System User';
     }
   },
@@ -45,12 +45,11 @@ export const controller: DocController = {
 
   async on_trash({ doc, ctx, tx }) {
     if (doc.name === ADMINISTRATOR || doc.name === GUEST) {
-      throw new ValidationError(`User ${String(doc.name)} cannot be deleted`, { title: 'Not Allowed' });
+      throw new ValidationError(`User ${doc.name} cannot be deleted`, { title: 'Not Allowed' });
     }
     await ctx.changes.userChanged(tx, ctx.tenant, String(doc.name));
   },
 };
-
 
 /**
  * generate_keys(user): a System Manager issues a new API secret for a user (the key is kept if the
@@ -158,7 +157,10 @@ export const update_password = whitelist(
     const who = user;
     await db.transaction(async (tx) => {
       await storeSecretHash(tx, tenant.schema, 'User', who, 'password', await hashPassword(password));
-      await tx.query(`DELETE FROM ${qualified(tenant.schema, AUTH_TABLE)} WHERE "doctype" = 'User' AND "name" = $1 AND "fieldname" = $2`, [who, RESET_KEY_FIELD]);
+      await tx.query(`DELETE FROM ${qualified(tenant.schema, AUTH_TABLE)} WHERE "doctype" = 'User' AND "name" = $1 AND "fieldname" = $2`, [
+        who,
+        RESET_KEY_FIELD,
+      ]);
       await tx.query(`DELETE FROM ${qualified(tenant.schema, SESSIONS_TABLE)} WHERE "user" = $1`, [who]);
       await ctx.doc.changes.userChanged(tx, tenant, who);
     });

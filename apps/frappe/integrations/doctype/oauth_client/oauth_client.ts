@@ -2,6 +2,7 @@ import { whitelist } from '@quire/apps';
 import { generateApiSecret, hashApiSecret, storeSecretHash } from '@quire/auth';
 import { setValues, type DocController, type DocData } from '@quire/documents';
 import { PermissionError, ValidationError } from '@quire/errors';
+import { cstr } from '@quire/frappe-compat';
 
 /**
  * OAuth Client (frappe/integrations/doctype/oauth_client): `client_id` is the document name; a
@@ -16,7 +17,7 @@ function fail(message: string): never {
 }
 
 export function redirectUris(doc: DocData): string[] {
-  return String(doc.redirect_uris ?? '')
+  return cstr(doc.redirect_uris)
     .split(/\s+/)
     .map((u) => u.trim())
     .filter(Boolean);
@@ -43,7 +44,7 @@ export const controller: DocController = {
   },
 
   validate({ doc }) {
-    const grant = String(doc.grant_type ?? '');
+    const grant = cstr(doc.grant_type);
     const uris = redirectUris(doc);
     if (grant === 'Authorization Code') {
       if (uris.length === 0) fail('Authorization Code clients need at least one redirect URI');
@@ -58,7 +59,7 @@ export const controller: DocController = {
     } else {
       fail('Grant Type must be Authorization Code or Client Credentials (the implicit and password grants are not offered: OAuth 2.0 Security BCP)');
     }
-    const scopes = String(doc.scopes ?? '').split(/\s+/).filter(Boolean);
+    const scopes = cstr(doc.scopes).split(/\s+/).filter(Boolean);
     if (scopes.length === 0) fail('Scopes are required');
     for (const s of scopes) if (!/^[a-z0-9_]+(:(read|write))?$/.test(s)) fail(`Invalid scope ${s}`);
     doc.scopes = scopes.join(' ');

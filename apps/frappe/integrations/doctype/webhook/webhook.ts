@@ -1,6 +1,7 @@
 import { whitelist } from '@quire/apps';
 import type { DocController, DocData } from '@quire/documents';
 import { PermissionError, ValidationError } from '@quire/errors';
+import { cstr } from '@quire/frappe-compat';
 import { STANDARD_FIELDS } from '@quire/meta';
 import { checkTemplate, compileCondition, replayEvent, WEBHOOK_EVENTS, MAX_TIMEOUT_SECONDS } from '@quire/webhooks';
 
@@ -20,11 +21,11 @@ function fail(message: string): never {
 
 export const controller: DocController = {
   validate({ doc, ctx, previous }) {
-    const doctype = String(doc.webhook_doctype ?? '');
+    const doctype = cstr(doc.webhook_doctype);
     const target = ctx.meta.get(doctype);
     if (!target) fail(`DocType ${doctype} not found`);
     if (NOT_WATCHABLE.has(doctype) || target.istable) fail(`Webhooks cannot watch ${doctype}`);
-    const event = String(doc.webhook_docevent ?? '');
+    const event = cstr(doc.webhook_docevent);
     if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) fail(`Doc Event must be one of ${WEBHOOK_EVENTS.join(', ')}`);
     if (SUBMIT_EVENTS.has(event) && !target.isSubmittable) fail('DocType must be Submittable for the selected Doc Event');
 
@@ -36,7 +37,7 @@ export const controller: DocController = {
       }
     }
 
-    const url = String(doc.request_url ?? '').trim();
+    const url = cstr(doc.request_url).trim();
     if (doc.is_dynamic_url) {
       try {
         checkTemplate(url);
@@ -48,14 +49,15 @@ export const controller: DocController = {
     }
 
     const timeout = Number(doc.timeout ?? 5);
-    if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_SECONDS) fail(`Request Timeout must be between 1 and ${MAX_TIMEOUT_SECONDS} seconds`);
+    if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_SECONDS)
+      fail(`Request Timeout must be between 1 and ${MAX_TIMEOUT_SECONDS} seconds`);
 
     if (doc.request_structure === 'Form URL-Encoded') {
       doc.webhook_json = null;
       const rows = (doc.webhook_data as DocData[] | undefined) ?? [];
       const seen = new Set<string>();
       for (const row of rows) {
-        const fieldname = String(row.fieldname ?? '');
+        const fieldname = cstr(row.fieldname);
         if (seen.has(fieldname)) fail('Same Field is entered more than once');
         seen.add(fieldname);
         if (!target.hasColumn(fieldname) && !(STANDARD_FIELDS as readonly string[]).includes(fieldname)) fail(`${fieldname} is not a field of ${doctype}`);
@@ -63,7 +65,7 @@ export const controller: DocController = {
     } else if (doc.request_structure === 'JSON') {
       doc.webhook_data = [];
       try {
-        checkTemplate(String(doc.webhook_json ?? ''));
+        checkTemplate(cstr(doc.webhook_json));
       } catch (e) {
         fail(`Invalid JSON Request Body template: ${(e as Error).message}`);
       }
