@@ -40,7 +40,11 @@ export interface Started {
  * (by default a service's "listening on port N"); rejects if it exits first.
  */
 export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp = /listening on port (\d+)/i): Promise<Started> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, METRICS_PORT: '0', SHUTDOWN_DELAY_MS: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

@@ -25,7 +25,7 @@ async function sql(url: string, text: string, values: unknown[] = []) {
   }
 }
 
-const run = (args: string[], env: NodeJS.ProcessEnv, pattern = /listening on port (\d+)|metrics on port (\d+)/) =>
+const run = (args: string[], env: NodeJS.ProcessEnv, pattern = /listening on port (\d+)|health on port (\d+)/) =>
   startProcess(['bin/quire.mjs', ...args], env, pattern);
 
 async function main(): Promise<void> {

@@ -4,7 +4,8 @@ import { oauthClientCreate, oauthRotateKeys } from './commands/oauth';
 import { serve } from './commands/serve';
 import { tenantCreate, tenantDrop, tenantList, tenantSet } from './commands/tenant';
 import { keysGenerate, userCreate } from './commands/user';
-import { printError, runCommand, UsageError } from './output';
+import { ping } from './commands/ping';
+import { print, printError, runCommand, UsageError } from './output';
 
 /** A repeatable option's values. */
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -26,8 +27,8 @@ function program(json: boolean): Command {
 
   quire
     .command('migrate')
-    .description('migrate the platform and every tenant (idempotent)')
-    .action(() => runCommand(quire, migrate));
+    .description("bring the platform and every tenant to this build's release (resumable; concurrent runs wait for each other)")
+    .action(() => runCommand(quire, (rt) => migrate(rt, { json })));
 
   const tenant = quire.command('tenant').description('create, list, drop and configure tenants');
   tenant
@@ -95,6 +96,16 @@ function program(json: boolean): Command {
     .description('a new signing key; old ones verify until their tokens expire')
     .requiredOption('--tenant <tenant>', 'the tenant')
     .action((o: { tenant: string }) => runCommand(quire, (rt) => oauthRotateKeys(rt, o.tenant)));
+
+  quire
+    .command('ping')
+    .description('check that an API answers (the chart\'s helm test): exit 0 on 200 {"message":"pong"}')
+    .requiredOption('--url <url>', 'e.g. http://quire-api:8000/api/method/ping')
+    .option('--host <host>', 'the Host header: a tenant host')
+    .option('--timeout <ms>', 'give up after this long', (v) => Number(v), 10_000)
+    .action(async (o: { url: string; host?: string; timeout: number }) => {
+      print(await ping({ url: o.url, timeoutMs: o.timeout, ...(o.host ? { host: o.host } : {}) }), json);
+    });
 
   quire
     .command('serve [service]')

@@ -1,24 +1,38 @@
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunningServer } from '@quire/api';
 import { loadApps, type AppSource, type LoadedApps } from '@quire/apps';
 import type { AuthMount, AuthService } from '@quire/auth-service';
 import { openDatabase, type Database } from '@quire/db';
 import { LocalDiskStore } from '@quire/files';
 import { frappeApp } from '@quire/frappe';
-import { loadSecretBox, Platform } from '@quire/tenancy';
+import { listen, operationsListener, Readiness, type Listening, type ServiceOperations } from '@quire/http';
+import { ProcessMetrics } from '@quire/metrics';
+import { loadSecretBox, migrateRelease, Platform, platformSchemaReady, releaseOf } from '@quire/tenancy';
 import { QueueProducer } from '@quire/webhooks';
 import type { WebhooksService } from '@quire/webhooks-service';
 import pino, { type Logger } from 'pino';
 import type { RuntimeConfig } from './config';
+import { addReadinessChecks } from './readiness-checks';
 
 /** The services one process can run; `quire serve` with none named runs them all. */
 export const SERVICES = ['api', 'webhooks', 'auth'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+/** The operations port when METRICS_PORT is unset (the OpenTelemetry Prometheus exporter's). */
+const DEFAULT_METRICS_PORT = 9464;
+
 export interface RuntimeOptions {
   config: RuntimeConfig;
   /** Services to start; none for a command that only reads and writes documents. */
   serve?: readonly ServiceName[];
+  /**
+   * `platform` (default): migrate the platform schema first (CLI commands, tests). `release`: then
+   * bring every tenant to this build's release too, as `quire migrate` does (the all-in-one `quire
+   * serve`). `none`: never migrate; wait until `quire migrate` has brought the platform schema to
+   * this build (a single service in a cluster, where the migration Job does it).
+   */
+  migrate?: 'platform' | 'release' | 'none';
   /** Postgres `application_name` of this process's connections. */
   name?: string;
   /** Defaults to pino on stderr at LOG_LEVEL. */
@@ -37,6 +51,16 @@ export interface Runtime {
   /** The OAuth routes answered on the API's port (served with the API, as `npm start` does). */
   readonly authMount: AuthMount | undefined;
   readonly webhooks: WebhooksService | undefined;
+  /** Metrics and readiness of a serving process, and its operations port (/metrics, /healthz, /readyz). */
+  readonly ops: ServiceOperations | undefined;
+  readonly operations: Listening | undefined;
+  /**
+   * Graceful stop (SIGTERM): unready at once, serving on for SHUTDOWN_DELAY_MS while load balancers
+   * notice, then no new connections, in-flight requests and deliveries finish within
+   * SHUTDOWN_TIMEOUT_MS, pools closed.
+   */
+  shutdown(): Promise<void>;
+  /** Immediate stop: every server and pool closed now (a command's end, tests). */
   close(): Promise<void>;
 }
 
@@ -47,11 +71,15 @@ export function appSources(specs: readonly string[]): AppSource[] {
   return sources;
 }
 
+type Closer = (timeoutMs: number) => Promise<void> | void;
+
 /**
  * The one way Quire starts, for `quire serve`, every other CLI command, the tests and the benchmarks:
- * the database (Postgres at DATABASE_URL, else the embedded one) with the platform schema migrated,
- * the configured apps (their controllers, the webhook outbox among them, fixed from here on), the
- * platform caches, the wake-up of webhook delivery after each commit, then the services asked for.
+ * the database (Postgres at DATABASE_URL, else the embedded one) with the platform schema migrated
+ * (or waited for), the configured apps (their controllers, the webhook outbox among them, fixed from
+ * here on), the platform caches, the wake-up of webhook delivery after each commit; then, for a
+ * serving process, its operations port first (a port that cannot be bound stops the start), then
+ * the services asked for.
  */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
@@ -59,25 +87,63 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const logger = options.logger ?? pino({ level: config.platform.logLevel, base: { service: options.name ?? 'quire' } }, pino.destination(2));
   const db = await openDatabase({
     url: config.platform.databaseUrl,
+    directUrl: config.platform.databaseDirectUrl,
+    poolMode: config.platform.databasePoolMode,
     dataDir: config.platform.dataDir,
     poolSize: config.platform.dbPoolSize,
     statementTimeoutMs: config.platform.dbStatementTimeoutMs,
     applicationName: options.name ?? 'quire',
   });
-  const closers: Array<() => Promise<void> | void> = [() => db.close()];
-  const close = async (): Promise<void> => {
-    for (const fn of closers.splice(0).reverse()) await fn();
+  // Stopping drains the services together (one deadline for all), then closes the rest in
+  // reverse order of opening: the operations port, queues, caches, the pool last.
+  const drainers: Closer[] = [];
+  const closers: Closer[] = [() => db.close()];
+  const closeAll = async (timeoutMs: number): Promise<void> => {
+    await Promise.all(drainers.splice(0).map(async (drain) => drain(timeoutMs)));
+    for (const fn of closers.splice(0).reverse()) await fn(timeoutMs);
   };
   try {
-    await Platform.migratePlatform(db);
+    if (options.migrate === 'none') await waitForPlatformSchema(db, logger);
+    else await Platform.migratePlatform(db);
     const platform = await openPlatform(db, config, await loadApps(appSources(config.platform.apps)));
     closers.push(() => platform.close());
+    if (options.migrate === 'release') {
+      const report = await migrateRelease(platform);
+      if (report.failed) throw new Error(`Tenant ${report.failed.tenant} failed to migrate: ${report.failed.error}`);
+    }
     closers.push(wakeQueueOnCommit(platform, config));
-    const services = await startServices(platform, config, serve, logger);
-    closers.push(...services.closers);
-    return { config, db, platform, logger, ...services.started, close };
+    let ops: ServiceOperations | undefined;
+    let operations: Listening | undefined;
+    if (serve.size > 0) {
+      const { ops: serviceOps, closeChecks } = operationsOf(platform, config);
+      ops = serviceOps;
+      closers.push(closeChecks);
+      const port = config.platform.metricsPort ?? (serve.size === 1 && serve.has('webhooks') ? config.webhooks.port : undefined) ?? DEFAULT_METRICS_PORT;
+      const listening = await listen(operationsListener(ops.metrics.registry, ops.readiness), { port });
+      operations = listening;
+      closers.push((ms) => listening.close(ms));
+    }
+    const started = ops ? await startServices(platform, config, serve, logger, ops, drainers) : NOT_STARTED;
+    const { shutdownDelayMs, shutdownTimeoutMs } = config.platform;
+    let stopping: Promise<void> | undefined;
+    return {
+      config,
+      db,
+      platform,
+      logger,
+      ops,
+      operations,
+      ...started,
+      shutdown: () =>
+        (stopping ??= (async () => {
+          ops?.readiness.markShuttingDown();
+          await sleep(shutdownDelayMs);
+          await closeAll(shutdownTimeoutMs);
+        })()),
+      close: () => closeAll(0),
+    };
   } catch (e) {
-    await close();
+    await closeAll(0);
     throw e;
   }
 }
@@ -99,6 +165,26 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps): Pr
   );
 }
 
+/** A single service in a cluster starts before or during `quire migrate`: it waits, saying so now and then. */
+async function waitForPlatformSchema(db: Database, logger: Logger): Promise<void> {
+  for (let waited = 0; !(await platformSchemaReady(db)); waited++) {
+    if (waited % 10 === 0) logger.warn('the platform schema is not at this version yet: waiting for `quire migrate`');
+    await sleep(1000);
+  }
+}
+
+/** The process's metrics (pool, caches, tenants) and readiness checks (database, schema, Redis). */
+function operationsOf(platform: Platform, config: RuntimeConfig): { ops: ServiceOperations; closeChecks: () => Promise<void> } {
+  const metrics = new ProcessMetrics({ tenantLabel: config.platform.metricsTenantLabel });
+  metrics.watchPool(() => platform.db.poolStats());
+  metrics.watchCaches({ meta: () => platform.metas.stats, api_keys: () => platform.apiKeys.stats, sessions: () => platform.sessions.stats });
+  metrics.watchTenants(() => platform.tenants.list().length);
+  const readiness = new Readiness();
+  readiness.onEvaluated((ready) => metrics.setReady(ready));
+  const closeChecks = addReadinessChecks(readiness, platform.db, { release: releaseOf(platform.apps), redisUrl: config.webhooks.redisUrl });
+  return { ops: { metrics, readiness }, closeChecks };
+}
+
 /**
  * With Redis, every process that writes documents (API, CLI) enqueues the webhook events it
  * committed, so any webhooks process delivers them at once. The queue is opened on the first event.
@@ -116,40 +202,47 @@ function wakeQueueOnCommit(platform: Platform, config: RuntimeConfig): () => Pro
   };
 }
 
-interface StartedServices {
-  started: { -readonly [K in 'api' | 'auth' | 'authMount' | 'webhooks']: Runtime[K] };
-  closers: Array<() => Promise<void> | void>;
-}
+type StartedServices = { -readonly [K in 'api' | 'auth' | 'authMount' | 'webhooks']: Runtime[K] };
 
-/** Starts services in dependency order; auth shares the API's port when both run here. */
-async function startServices(platform: Platform, config: RuntimeConfig, serve: ReadonlySet<ServiceName>, logger: Logger): Promise<StartedServices> {
-  const closers: StartedServices['closers'] = [];
-  const started: StartedServices['started'] = { api: undefined, auth: undefined, authMount: undefined, webhooks: undefined };
+const NOT_STARTED: StartedServices = { api: undefined, auth: undefined, authMount: undefined, webhooks: undefined };
+
+/** Starts services in dependency order, each added to `closers` as soon as it runs; auth shares the API's port when both run here. */
+async function startServices(
+  platform: Platform,
+  config: RuntimeConfig,
+  serve: ReadonlySet<ServiceName>,
+  logger: Logger,
+  ops: ServiceOperations,
+  closers: Closer[],
+): Promise<StartedServices> {
+  const started: StartedServices = { ...NOT_STARTED };
   const child = (service: ServiceName): Logger => (serve.size > 1 ? logger.child({ service }) : logger);
   if (serve.has('webhooks')) {
     // Imported only when served, like the others: a CLI command should not load BullMQ, express or oidc-provider.
     const { startWebhooksService } = await import('@quire/webhooks-service');
-    const webhooks = await startWebhooksService(platform, config.webhooks, child('webhooks'), serve.size === 1);
+    const webhooks = startWebhooksService(platform, config.webhooks, child('webhooks'), ops);
     started.webhooks = webhooks;
-    closers.push(() => webhooks.close());
+    closers.push((ms) => webhooks.close(ms));
   }
   if (serve.has('auth')) {
     const { createAuthMount, startAuthService } = await import('@quire/auth-service');
     if (serve.has('api')) {
-      const mount = createAuthMount(platform, config.auth, child('auth'));
+      const mount = createAuthMount(platform, config.auth, child('auth'), ops.metrics.registry);
       started.authMount = mount;
       closers.push(() => mount.close());
     } else {
-      const auth = await startAuthService(platform, config.auth, child('auth'));
+      const auth = await startAuthService(platform, config.auth, child('auth'), ops);
       started.auth = auth;
-      closers.push(() => auth.close());
+      closers.push((ms) => auth.close(ms));
     }
   }
   if (serve.has('api')) {
     const { startApiServer } = await import('@quire/api');
-    const api = await startApiServer(platform, config.api, child('api'), started.authMount ? [started.authMount.router] : []);
+    const { AUTH_ROUTES } = started.authMount ? await import('@quire/auth-service') : { AUTH_ROUTES: [] };
+    const mounted = started.authMount ? { handlers: [started.authMount.router], routes: AUTH_ROUTES } : undefined;
+    const api = await startApiServer(platform, config.api, child('api'), ops, mounted);
     started.api = api;
-    closers.push(() => api.close());
+    closers.push((ms) => api.close(ms));
   }
-  return { started, closers };
+  return started;
 }

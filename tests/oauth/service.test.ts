@@ -1,5 +1,7 @@
 import { startAuthService, type AuthService } from '@quire/auth-service';
 import { loadPlatformConfig } from '@quire/config';
+import { Readiness, type ServiceOperations } from '@quire/http';
+import { ProcessMetrics } from '@quire/metrics';
 import { qualified } from '@quire/db';
 import { findModel, OIDC_TABLE, purgeExpiredModels, upsertModel } from '@quire/oauth';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
@@ -212,18 +214,20 @@ describe('the quire CLI', () => {
 
 describe('quire serve auth', () => {
   let auth: AuthService;
+  const ops: ServiceOperations = { metrics: new ProcessMetrics(), readiness: new Readiness() };
   beforeAll(async () => {
     auth = await startAuthService(
       server.platform,
       { platform: loadPlatformConfig({ NODE_ENV: 'test' }), port: 0, accessTokenTtl: 600, refreshTokenTtl: 3600, codeTtl: 60 },
       pino({ level: 'silent' }),
+      ops,
     );
   });
   afterAll(async () => {
     await auth.close();
   });
 
-  it('is the issuer on its own port; the API accepts its tokens; /metrics counts issuance, refusals and active grants', async () => {
+  it('is the issuer on its own port; the API accepts its tokens; its metrics count issuance, refusals and active grants', async () => {
     const t = await server.tenant('svc');
     const machine = await machineClient(t);
     const authOrigin = `http://${t.name}.localhost:${auth.port}`;
@@ -247,13 +251,14 @@ describe('quire serve auth', () => {
     const refused = await request(`${authOrigin}/oauth/token`, { form: { grant_type: 'password', username: 'a', password: 'b' } });
     expect(refused.body.error).toBe('unsupported_grant_type');
 
-    const metrics = await request(`http://127.0.0.1:${auth.port}/metrics`);
-    expect(metrics.status).toBe(200);
-    const text = String(metrics.body);
+    // Metrics are served on the operations port (the process's registry), never on a tenant's host.
+    expect((await request(`http://127.0.0.1:${auth.port}/metrics`)).status).toBe(404);
+    const text = await ops.metrics.registry.metrics();
     expect(text).toMatch(/quire_oauth_tokens_issued_total\{grant_type="client_credentials"\} [1-9]/);
     expect(text).toMatch(/quire_oauth_refusals_total\{reason="unsupported_grant_type"\} [1-9]/);
     expect(text).toMatch(/quire_oauth_active_grants \d+/);
     expect((await request(`http://127.0.0.1:${auth.port}/healthz`)).body).toEqual({ status: 'ok' });
+    expect((await request(`http://127.0.0.1:${auth.port}/readyz`)).body).toEqual({ status: 'ready', checks: {} });
     expect((await request(`http://127.0.0.1:${auth.port}/api/resource/ToDo`)).status).toBe(404);
   });
 });

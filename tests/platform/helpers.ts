@@ -6,6 +6,7 @@ import { makePrincipal } from '@quire/permissions';
 import { expect } from 'vitest';
 import { postDoctype } from '../support/doctypes';
 import { parseJson } from '../support/json';
+import { throughPooler } from '../support/database-env';
 import { ROOT } from '../support/process';
 import { databaseUrl, type CallResult, type TestServer, type TestTenant } from '../support/server';
 
@@ -122,7 +123,7 @@ export function quire(args: string[], env: Record<string, string> = {}): Promise
       [QUIRE_BIN, ...args, '--json'],
       {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env },
+        env: throughPooler({ ...process.env, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env }),
         timeout: 60_000,
       },
       (err, stdout, stderr) => {
@@ -154,7 +155,17 @@ export function startChildServer(env: Record<string, string> = {}): Promise<Chil
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [QUIRE_BIN, 'serve'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env },
+      env: throughPooler({
+        ...process.env,
+        DATABASE_URL: databaseUrl(),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        NODE_ENV: 'test',
+        METRICS_PORT: '0',
+        SHUTDOWN_DELAY_MS: '0',
+        ...env,
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { startPgBouncer } from './pgbouncer';
 import type {} from './vitest-context';
 
 /**
@@ -28,8 +29,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const url = new URL(ADMIN_URL);
   url.pathname = `/${TEST_DATABASE}`;
   project.provide('databaseUrl', url.toString());
-  return () =>
-    admin(async (client) => {
+  // QUIRE_TEST_POOLER=pgbouncer: every Quire process the suite starts goes through PgBouncer in
+  // transaction mode (LISTEN on the direct URL), as a cluster with many pods would.
+  const pooler = process.env.QUIRE_TEST_POOLER === 'pgbouncer' ? await startPgBouncer(url) : undefined;
+  if (pooler) {
+    const pooled = new URL(url);
+    pooled.port = String(pooler.port);
+    project.provide('poolerEnv', { DATABASE_URL: pooled.toString(), DATABASE_DIRECT_URL: url.toString(), DATABASE_POOL_MODE: 'transaction' });
+  } else project.provide('poolerEnv', {});
+  return async () => {
+    await pooler?.stop();
+    await admin(async (client) => {
       await client.query(`DROP DATABASE IF EXISTS "${TEST_DATABASE}" WITH (FORCE)`);
     });
+  };
 }

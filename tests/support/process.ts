@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { throughPooler } from './database-env';
 import { parseJson } from './json';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -19,7 +20,7 @@ export interface Spawned {
 export function spawnQuire(args: string[], env: NodeJS.ProcessEnv): Spawned {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/quire.mjs'), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env },
+    env: throughPooler({ PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', METRICS_PORT: '0', SHUTDOWN_DELAY_MS: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -10,6 +10,7 @@ import { createTenant, type CreatedTenant, type Platform } from '@quire/tenancy'
 import type { WebhooksConfig, WebhooksService } from '@quire/webhooks-service';
 import pino from 'pino';
 import { inject } from 'vitest';
+import { throughPooler } from './database-env';
 
 /**
  * A real API server on a free port, over the suite's real Postgres, started the one way Quire
@@ -25,6 +26,8 @@ export interface TestServer {
   webhooks: WebhooksService | undefined;
   /** The OAuth service mounted in front of the API, when the server was started with `auth`. */
   auth: AuthMount | undefined;
+  /** The operations port: /metrics, /healthz, /readyz. */
+  opsUrl: string;
   /** A fresh tenant with its Administrator's credentials (`name` picks the exact name). */
   tenant(prefix?: string, name?: string): Promise<TestTenant>;
   close(): Promise<void>;
@@ -72,6 +75,8 @@ export interface ServerOptions {
   sessionExpirySeconds?: number;
   /** Extra app folders to load besides frappe (test apps with hooks and methods). */
   apps?: string[];
+  /** METRICS_TENANT_LABEL: count requests per tenant. */
+  metricsTenantLabel?: boolean;
   /** Deliver webhook events in-process (the `npm start` mode). */
   webhooks?: Partial<Pick<WebhooksConfig, 'allowNets' | 'retry' | 'sweepIntervalMs' | 'concurrency' | 'leaseMarginMs'>>;
   /** Serve the OAuth service in the same process (the `npm start` mode), with these settings. */
@@ -89,11 +94,14 @@ function platformEnv(options: ServerOptions): NodeJS.ProcessEnv {
     QUIRE_FILES_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-')),
     QUIRE_APPS: ['frappe', ...(options.apps ?? [])].join(','),
     LOG_LEVEL: 'silent',
+    METRICS_PORT: '0',
+    SHUTDOWN_DELAY_MS: '0',
   };
   if (options.defaultTenant !== undefined) env.DEFAULT_TENANT = options.defaultTenant;
   if (options.apiKeyTtlMs !== undefined) env.API_KEY_CACHE_TTL_MS = String(options.apiKeyTtlMs);
   if (options.sessionExpirySeconds !== undefined) env.SESSION_EXPIRY_SECONDS = String(options.sessionExpirySeconds);
-  return env;
+  if (options.metricsTenantLabel) env.METRICS_TENANT_LABEL = 'true';
+  return throughPooler(env);
 }
 
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
@@ -142,6 +150,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     },
     webhooks: rt.webhooks,
     auth: rt.authMount,
+    opsUrl: `http://127.0.0.1:${rt.operations?.port ?? 0}`,
     close: () => rt.close(),
   };
 }

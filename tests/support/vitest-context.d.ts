@@ -2,6 +2,8 @@
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** With QUIRE_TEST_POOLER=pgbouncer: the settings that take Quire through PgBouncer in transaction mode. */
+    poolerEnv: Record<string, string>;
   }
 }
 export {};

@@ -35,7 +35,7 @@ const baseEnv = () => ({
 async function start(service: 'api' | 'webhooks', env: Record<string, string> = {}): Promise<{ p: Spawned; port: number }> {
   const p = spawnQuire(['serve', service], { ...baseEnv(), ...env });
   running.add(p);
-  const m = await p.waitFor(service === 'api' ? /listening on port (\d+)/ : /metrics on port (\d+)/, 60_000);
+  const m = await p.waitFor(service === 'api' ? /listening on port (\d+)/ : /health on port (\d+)/, 60_000);
   return { p, port: Number(m[1]) };
 }
 

@@ -1,22 +1,53 @@
-import { migrateTenant, Platform } from '@quire/tenancy';
-import type { CommandResult } from '../output';
+import { FrappeError } from '@quire/errors';
 import type { Runtime } from '@quire/runtime';
+import { migrateRelease, type MigrationReport, type TenantMigrationOutcome } from '@quire/tenancy';
+import type { CommandResult } from '../output';
 
-/** Platform schema, then every tenant's standard DocTypes and records. Safe to run again. */
-export async function migrate(rt: Runtime): Promise<CommandResult> {
-  const platformApplied = await Platform.migratePlatform(rt.db);
-  await rt.platform.tenants.refresh();
-  const tenants: Record<string, string[]> = {};
-  for (const t of rt.platform.tenants.list()) {
-    const { changes, files, secrets } = rt.platform;
-    tenants[t.name] = await migrateTenant(rt.db, t, rt.platform.apps, { changes, files, secrets, lockMigrations: rt.db.supportsAdvisoryLocks });
+/** A tenant's migration failed: the run stopped there (exit 1, the tenant named in the message). */
+export class TenantMigrationError extends FrappeError {
+  static override readonly excType: string = 'TenantMigrationError';
+
+  constructor(readonly report: MigrationReport & { failed: NonNullable<MigrationReport['failed']> }) {
+    const done = Object.keys(report.tenants).length;
+    super(
+      `Tenant ${report.failed.tenant} failed to migrate to release ${report.release}: ${report.failed.error}. ` +
+        `${done} tenant(s) before it are at this release and stay so; fix the cause and run quire migrate again to do the rest.`,
+    );
   }
-  const changed = Object.entries(tenants).filter(([, c]) => c.length > 0);
+}
+
+export interface MigrateFlags {
+  /** With --json nothing is printed until the one JSON object at the end. */
+  json: boolean;
+}
+
+function tenantLine(tenant: string, outcome: TenantMigrationOutcome): string {
+  return outcome.status === 'migrated' ? `${tenant}: migrated (${outcome.changes.join(', ')})` : `${tenant}: ${outcome.status}`;
+}
+
+/**
+ * The platform schema, then every tenant not yet at this build's release (see migrateRelease).
+ * Safe to run again, and to run twice at once: the second run waits for the first. In text mode
+ * each tenant's line is printed as soon as its transaction committed, so the log of a killed run
+ * says exactly which tenants are done.
+ */
+export async function migrate(rt: Runtime, flags: MigrateFlags): Promise<CommandResult> {
+  const say = (line: string): void => {
+    if (!flags.json) process.stdout.write(`${line}\n`);
+  };
+  const report = await migrateRelease(rt.platform, {
+    onPlatform: (applied) => say(applied.length ? `Platform: applied ${applied.join(', ')}` : 'Platform: up to date'),
+    onTenant: (tenant, outcome) => say(tenantLine(tenant, outcome)),
+  });
+  await rt.platform.tenants.refresh();
+  if (report.failed) throw new TenantMigrationError({ ...report, failed: report.failed });
+  const outcomes = Object.values(report.tenants);
+  const count = (status: TenantMigrationOutcome['status']) => outcomes.filter((o) => o.status === status).length;
+  const summary = outcomes.length
+    ? `${outcomes.length} tenant(s): ${count('migrated')} migrated, ${count('up to date')} up to date, ${count('already at this release')} already at this release`
+    : 'no tenants';
   return {
-    json: { platform: platformApplied, tenants },
-    text: [
-      platformApplied.length ? `Platform: applied ${platformApplied.join(', ')}` : 'Platform: up to date',
-      `Tenants: ${Object.keys(tenants).length} checked${changed.length ? `; changed ${changed.map(([t, c]) => `${t} (${c.join(', ')})`).join('; ')}` : ', all up to date'}`,
-    ].join('\n'),
+    json: { release: report.release, platform: report.platform, tenants: report.tenants },
+    text: `Release ${report.release}: complete (${summary})`,
   };
 }

@@ -37,7 +37,7 @@ async function ensureDemoTenant(rt: Runtime): Promise<DemoCredentials | undefine
 
 /** What a person starting the service reads: where it listens, and on a first embedded start a curl line that works. */
 async function banner(rt: Runtime): Promise<string[]> {
-  const { config, api, auth, authMount, webhooks } = rt;
+  const { config, api, auth, authMount, webhooks, operations } = rt;
   const lines: string[] = [];
   if (api) {
     const embedded = !config.platform.databaseUrl;
@@ -52,29 +52,40 @@ async function banner(rt: Runtime): Promise<string[]> {
     }
   }
   if (authMount) lines.push('Quire OAuth 2.0 / OpenID Connect on the same port: /.well-known/openid-configuration, /oauth/*');
-  if (auth) lines.push(`Quire OAuth 2.0 / OpenID Connect listening on port ${auth.port} (metrics at /metrics)`);
+  if (auth) lines.push(`Quire OAuth 2.0 / OpenID Connect listening on port ${auth.port}`);
   if (webhooks) {
     const mode = config.webhooks.redisUrl ? 'BullMQ on REDIS_URL' : 'in-process, from the outbox';
-    lines.push(`Quire webhooks delivering (${mode}); metrics on port ${webhooks.port}`);
+    lines.push(`Quire webhooks delivering (${mode})`);
   }
+  if (operations) lines.push(`Metrics and health on port ${operations.port}: /metrics, /healthz, /readyz`);
   return lines;
 }
 
 /**
  * `quire serve [api|webhooks|auth]`: one service, or (no argument, `npm start`) every service in
- * this process, the auth routes then answered on the API's port. Runs until SIGINT/SIGTERM.
+ * this process, the auth routes then answered on the API's port. A single service (a cluster's
+ * Deployment) never migrates: it waits for `quire migrate`. SIGTERM or SIGINT stops it gracefully
+ * (unready, SHUTDOWN_DELAY_MS, drain within SHUTDOWN_TIMEOUT_MS, exit 0); a second signal stops it now.
  */
 export async function serve(which: string | undefined): Promise<void> {
   if (which !== undefined && !(SERVICES as readonly string[]).includes(which)) {
     throw new UsageError(`Unknown service ${which}: \`quire serve [api|webhooks|auth]\``);
   }
   const serve: readonly ServiceName[] = which ? [which as ServiceName] : SERVICES;
-  const rt = await createRuntime({ config: loadRuntimeConfig(), serve, name: `quire-${which ?? 'all'}` });
+  const rt = await createRuntime({ config: loadRuntimeConfig(), serve, migrate: which ? 'none' : 'release', name: `quire-${which ?? 'all'}` });
   process.stdout.write(`${(await banner(rt)).join('\n')}\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
   });
-  rt.logger.info('shutting down');
-  await rt.close();
+  const started = Date.now();
+  rt.logger.info({ signal, delayMs: rt.config.platform.shutdownDelayMs, timeoutMs: rt.config.platform.shutdownTimeoutMs }, 'shutting down');
+  const again = (): void => {
+    rt.logger.warn('second signal: stopping now');
+    void rt.close();
+  };
+  process.once('SIGINT', again);
+  process.once('SIGTERM', again);
+  await rt.shutdown();
+  rt.logger.info({ ms: Date.now() - started }, 'stopped');
 }

@@ -10,7 +10,9 @@ import { isDocMethod, whitelistedOf, type WhitelistedDocMethod, type Whitelisted
  * DocType and `<name>.ts` beside it may export its `controller`; any `.ts` module may export
  * whitelisted functions, callable at `<app>.<module path>.<export>`; `modules.txt` lists the
  * app's modules; `hooks.ts` may export `docEvents` (Frappe's `doc_events`): controllers by
- * DocType, `*` for every DocType.
+ * DocType, `*` for every DocType. A compiled app (the image's, `npm run build`'s `dist/`) has
+ * `.js` modules instead: an app folder's modules are its `.ts` files when it has any, else its
+ * `.js` files. `dist/` folders inside an app are build output, never part of it.
  */
 export interface AppSource {
   name: string;
@@ -38,12 +40,21 @@ export function docMethodOf(apps: LoadedApps, doctype: string, name: string): Wh
 async function walk(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === 'test' || entry.name.startsWith('.')) continue;
+    if (entry.name === 'node_modules' || entry.name === 'test' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...(await walk(full)));
     else out.push(full);
   }
   return out.sort();
+}
+
+/** The extension of an app's modules: TypeScript sources, or the JavaScript compiled from them. */
+function moduleExtensionOf(files: string[]): '.ts' | '.js' {
+  return files.some((f) => isModule(f, '.ts')) ? '.ts' : '.js';
+}
+
+function isModule(file: string, ext: '.ts' | '.js'): boolean {
+  return file.endsWith(ext) && !file.endsWith(`.d${ext}`) && !file.endsWith(`.test${ext}`);
 }
 
 function isDoctypeJson(file: string): boolean {
@@ -80,13 +91,14 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
       .map((s) => s.trim())
       .filter(Boolean))
       modules.push({ app: app.name, module: m });
+    const ext = moduleExtensionOf(files);
     for (const file of files) {
-      if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.endsWith('.test.ts')) continue;
+      if (!isModule(file, ext)) continue;
       const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
       // `__init__.ts` is its folder's module, as in Python: frappe/__init__.ts -> `frappe`.
       const modulePath = path
         .relative(app.root, file)
-        .slice(0, -3)
+        .slice(0, -ext.length)
         .split(path.sep)
         .filter((p) => p !== '__init__');
       const dotted = [app.name, ...modulePath].join('.');
@@ -96,12 +108,12 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
         if (method) methods.set(`${dotted}.${exported}`, method);
       }
       const doctype = doctypeOfFolder.get(path.dirname(file));
-      if (doctype && path.basename(file, '.ts') === path.basename(path.dirname(file))) {
+      if (doctype && path.basename(file, ext) === path.basename(path.dirname(file))) {
         if (isController(mod.controller)) controllers.push([doctype, mod.controller]);
         addDocMethods(doctype, mod.methods);
       }
       addDocMethods('*', mod.documentMethods);
-      if (file === path.join(app.root, 'hooks.ts')) controllers.push(...docEventsOf(mod.docEvents));
+      if (file === path.join(app.root, `hooks${ext}`)) controllers.push(...docEventsOf(mod.docEvents));
     }
   }
   return { apps, doctypes: orderForInstall(doctypes), modules, controllers: new ControllerRegistry(controllers), methods, functions, docMethods };

@@ -53,6 +53,8 @@ export interface PrincipalCacheOptions {
  * used goes first.
  */
 export class ApiKeyAuthenticator {
+  /** Lookups answered from the cache and from the database (the `quire_cache_requests_total` metric). */
+  readonly stats = { hits: 0, misses: 0 };
   /** By tenant and key; expiry is checked on get (no timers). */
   private readonly entries: LRUCache<string, KeyEntry>;
   /** Bumped by every invalidation, so a load that started before one is never cached after it. */
@@ -72,7 +74,9 @@ export class ApiKeyAuthenticator {
   async authenticate(tenant: TenantRef, apiKey: string, apiSecret: string): Promise<Principal | undefined> {
     const cacheKey = `${tenant.name}\0${apiKey}`;
     let entry = this.entries.get(cacheKey);
-    if (!entry) {
+    if (entry) this.stats.hits++;
+    else {
+      this.stats.misses++;
       const generation = this.generation;
       entry = await this.load(tenant, apiKey);
       if (!entry) {

@@ -99,6 +99,8 @@ interface SessionEntry extends ActiveSession {
  */
 export class SessionAuthenticator {
   /** By tenant and sid hash; expiry is checked on get (no timers). */
+  /** Lookups answered from the cache and from the database (the `quire_cache_requests_total` metric). */
+  readonly stats = { hits: 0, misses: 0 };
   private readonly entries: LRUCache<string, SessionEntry>;
   /** How long an entry is used without reading the session again. */
   private readonly ttlMs: number;
@@ -118,7 +120,11 @@ export class SessionAuthenticator {
     const sidHash = hashSessionId(sid);
     const key = sessionKey(tenant.name, sidHash);
     const cached = this.entries.get(key);
-    if (cached) return cached;
+    if (cached) {
+      this.stats.hits++;
+      return cached;
+    }
+    this.stats.misses++;
     const generation = this.generation;
     const entry = await this.load(tenant, sidHash);
     if (!entry) return undefined;

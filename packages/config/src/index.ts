@@ -60,6 +60,27 @@ const platformSettings = {
           .filter(Boolean),
       ),
   ],
+  /** `transaction` when DATABASE_URL goes through PgBouncer in transaction pooling mode. */
+  databasePoolMode: ['DATABASE_POOL_MODE', z.enum(['session', 'transaction']).default('session')],
+  /** A direct Postgres URL for LISTEN/NOTIFY when DATABASE_URL is a transaction pooler. */
+  databaseDirectUrl: [
+    'DATABASE_DIRECT_URL',
+    optionalText.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'DATABASE_DIRECT_URL must be a postgres:// URL'),
+  ],
+  /** The operations port of every serving process (/metrics, /healthz, /readyz; default 9464); 0 picks a free one. */
+  metricsPort: ['METRICS_PORT', z.coerce.number().int().min(0).max(65535).optional()],
+  /** Adds `quire_tenant_requests_total{tenant}`: one series per tenant, so off unless asked for. */
+  metricsTenantLabel: [
+    'METRICS_TENANT_LABEL',
+    z
+      .enum(['true', 'false', '1', '0', ''])
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
+  ],
+  /** After SIGTERM: how long a process keeps serving while load balancers notice it is unready. */
+  shutdownDelayMs: ['SHUTDOWN_DELAY_MS', z.coerce.number().int().min(0).max(600_000).default(5000)],
+  /** After the delay: how long in-flight requests and deliveries get to finish. */
+  shutdownTimeoutMs: ['SHUTDOWN_TIMEOUT_MS', z.coerce.number().int().min(0).max(600_000).default(20_000)],
   dbPoolSize: ['DB_POOL_SIZE', z.coerce.number().int().min(1).max(500).default(10)],
   dbStatementTimeoutMs: ['DB_STATEMENT_TIMEOUT_MS', z.coerce.number().int().min(0).default(30_000)],
   apiKeyCacheTtlMs: ['API_KEY_CACHE_TTL_MS', z.coerce.number().int().min(0).default(60_000)],

@@ -51,5 +51,18 @@ export interface Database extends Executor {
   listen(channel: string, handlers: ListenHandlers): Promise<Unlisten>;
   /** Whether a session-scoped advisory lock is meaningful (false on the single-session embedded driver). */
   readonly supportsAdvisoryLocks: boolean;
+  /** The connection pool's state now (for metrics); undefined for a driver without a pool. */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections open. */
+  total: number;
+  /** Open and not lent out. */
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  /** The pool's size limit. */
+  max: number;
 }

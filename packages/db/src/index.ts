@@ -1,10 +1,10 @@
-export type { Database, Executor, Queryable, QueryResult, QueryOptions, Row, Transaction, ListenHandlers, Unlisten } from './database';
+export type { Database, Executor, Queryable, QueryResult, QueryOptions, Row, Transaction, ListenHandlers, Unlisten, PoolStats } from './database';
 export { PgDatabase, type PgDatabaseOptions } from './pg-driver';
 export { PgliteDatabase } from './pglite-driver';
 export { ident, qualified, literal } from './sql';
 export { normalizeTimestamp } from './types';
 export { pgErrorInfo, PG, type PgErrorInfo } from './pg-errors';
-export { runMigrations, type Migration, type MigrationOptions } from './migrations';
+export { runMigrations, withAdvisoryLock, type Migration, type MigrationOptions } from './migrations';
 export { openDatabase, type OpenDatabaseOptions } from './open';
 export {
   publishInvalidation,

@@ -1,4 +1,4 @@
-import type { Executor, Queryable } from './database';
+import type { Database, Executor, Queryable } from './database';
 import { ident, qualified } from './sql';
 
 export interface Migration {
@@ -35,4 +35,22 @@ export async function runMigrations(db: Executor, schema: string, migrations: re
     }
   });
   return applied;
+}
+
+/**
+ * Runs `fn` while holding the advisory lock `key`, so that a second holder waits until the first
+ * is done. The lock is transaction-scoped on a connection of its own, held open for the whole of
+ * `fn` (which works on other connections): a killed process's connection drops and the lock with
+ * it, and a transaction pooler keeps that one server connection for the transaction. Without
+ * advisory locks (the embedded driver, one process per data folder) `fn` just runs.
+ */
+export async function withAdvisoryLock<T>(db: Database, key: string, fn: () => Promise<T>): Promise<T> {
+  if (!db.supportsAdvisoryLocks) return fn();
+  return db.transaction(async (lock) => {
+    // Waiting for another holder, and then holding, may take longer than any one request's statement may.
+    await lock.query(`SET LOCAL statement_timeout = 0`);
+    await lock.query(`SET LOCAL idle_in_transaction_session_timeout = 0`);
+    await lock.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [key]);
+    return fn();
+  });
 }

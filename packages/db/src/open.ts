@@ -9,6 +9,9 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
+  poolMode?: 'session' | 'transaction';
+  /** A direct URL for LISTEN when `url` goes through a transaction pooler. */
+  directUrl?: string | undefined;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -18,6 +21,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
       ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
       ...(options.applicationName ? { applicationName: options.applicationName } : {}),
+      ...(options.poolMode ? { poolMode: options.poolMode } : {}),
+      ...(options.directUrl ? { directConnectionString: options.directUrl } : {}),
     });
   }
   return PgliteDatabase.open(options.dataDir);

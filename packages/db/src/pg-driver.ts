@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AfterCommitQueue, transactionHandle } from './context';
-import type { Database, ListenHandlers, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
-import { ident } from './sql';
+import type { Database, ListenHandlers, PoolStats, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
+import { ident, literal } from './sql';
 import { TYPE_PARSERS } from './types';
 import { PG, pgErrorInfo } from './pg-errors';
 
@@ -11,6 +11,14 @@ export interface PgDatabaseOptions {
   poolSize?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
+  /**
+   * `transaction` when `connectionString` goes through a transaction pooler (PgBouncer
+   * pool_mode=transaction): no named prepared statements and no session settings, since consecutive
+   * statements may run on different server connections.
+   */
+  poolMode?: 'session' | 'transaction';
+  /** A direct (unpooled) URL for LISTEN, which a transaction pooler cannot carry; defaults to connectionString. */
+  directConnectionString?: string;
 }
 
 /** pg's own parsers, seen as what they are: text in, a value out. */
@@ -24,6 +32,13 @@ const types: pg.CustomTypesConfig = {
     return pgTypeParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
+
+/** `SET` statements for a new pooled connection (literals: SET takes no parameters). */
+function sessionSettings(options: PgDatabaseOptions): string[] {
+  const out = [`SET application_name = ${literal(options.applicationName ?? 'quire')}`];
+  if (options.statementTimeoutMs) out.push(`SET statement_timeout = ${Math.trunc(options.statementTimeoutMs)}`);
+  return out;
+}
 
 /** Server-side prepared statements are kept for at most this many distinct texts per process. */
 const MAX_PREPARED = 500;
@@ -40,16 +55,28 @@ export class PgDatabase implements Database {
   private listenConnecting: Promise<void> | undefined;
   private closed = false;
 
+  private readonly transactionPooling: boolean;
+
   constructor(private readonly options: PgDatabaseOptions) {
+    this.transactionPooling = options.poolMode === 'transaction';
+    // Settings go in after connecting, not as startup parameters: a stock PgBouncer refuses unknown
+    // startup parameters (statement_timeout). Behind a transaction pooler a session setting would
+    // land on whichever server connection ran it, so there it belongs on the database role instead.
+    const settings = this.transactionPooling ? '' : sessionSettings(options).join('; ');
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,
       types,
-      application_name: options.applicationName ?? 'quire',
-      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      // Awaited by the pool before the connection is first lent out.
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits the promise onConnect returns; its types say void
+      ...(settings ? { onConnect: (client: pg.ClientBase) => client.query(settings) } : {}),
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.options.poolSize ?? 10 };
   }
 
   query<R>(text: string, values: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<R>> {
@@ -57,6 +84,7 @@ export class PgDatabase implements Database {
   }
 
   private statementName(text: string): string | undefined {
+    if (this.transactionPooling) return undefined;
     let name = this.prepared.get(text);
     if (name === undefined && this.prepared.size < MAX_PREPARED) {
       name = 'q_' + createHash('sha1').update(text).digest('base64url');
@@ -136,7 +164,7 @@ export class PgDatabase implements Database {
   }
 
   private async connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.connectionString, types });
+    const client = new pg.Client({ connectionString: this.options.directConnectionString ?? this.options.connectionString, types });
     client.on('notification', (msg) => {
       const set = this.listeners.get(msg.channel);
       if (!set) return;

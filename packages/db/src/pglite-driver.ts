@@ -74,6 +74,11 @@ export class PgliteDatabase implements Database {
     return () => this.turn(() => unlisten());
   }
 
+  /** One in-process session, no pool. */
+  poolStats(): undefined {
+    return undefined;
+  }
+
   async close(): Promise<void> {
     await this.turn(() => this.pglite.close());
     if (this.lockPath) releaseLock(this.lockPath);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Readiness } from './readiness';
 
 /** What a metrics endpoint serves: a prom-client Registry fits. */
 export interface MetricsSource {
@@ -6,10 +7,24 @@ export interface MetricsSource {
   metrics(): Promise<string>;
 }
 
-/** GET /healthz: 200 while the process's event loop runs. */
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/** GET /healthz: 200 while the process's event loop runs; it never looks at the database. */
 export function healthz(_req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-  res.end('{"status":"ok"}');
+  json(res, 200, { status: 'ok' });
+}
+
+/** GET /readyz: 200 when the process can do its job, else 503 naming the failing checks. */
+export function readyz(readiness: Readiness): RequestListener {
+  return (_req, res) => {
+    readiness.evaluate().then(
+      (report) => json(res, report.ready ? 200 : 503, { status: report.ready ? 'ready' : 'unready', checks: report.checks }),
+      () => json(res, 503, { status: 'unready', checks: { readiness: 'could not be evaluated' } }),
+    );
+  };
 }
 
 /** GET /metrics in Prometheus' text format. */
@@ -28,13 +43,25 @@ export function metricsEndpoint(source: MetricsSource): RequestListener {
   };
 }
 
-/** The operations endpoints alone (/metrics, /healthz), for a process or port that serves nothing else. */
-export function operationsListener(source: MetricsSource): RequestListener {
+/**
+ * The health endpoints a service answers on its own port for any Host, before tenant resolution;
+ * `undefined` for any other path, so the caller routes it on.
+ */
+export function healthEndpoint(req: IncomingMessage, readiness: Readiness): RequestListener | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const path = (req.url ?? '/').split('?', 1)[0];
+  if (path === '/healthz') return healthz;
+  if (path === '/readyz') return readyz(readiness);
+  return undefined;
+}
+
+/** The operations port (METRICS_PORT): /metrics, /healthz and /readyz, nothing tenant-facing. */
+export function operationsListener(source: MetricsSource, readiness: Readiness): RequestListener {
   const metrics = metricsEndpoint(source);
   return (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method === 'GET' && path === '/metrics') metrics(req, res);
-    else if (req.method === 'GET' && path === '/healthz') healthz(req, res);
+    const health = healthEndpoint(req, readiness);
+    if (health) health(req, res);
+    else if (req.method === 'GET' && (req.url ?? '/').split('?', 1)[0] === '/metrics') metrics(req, res);
     else {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       res.end('not found\n');

@@ -60,6 +60,8 @@ const MAX_TENANTS = 10_000;
  * tenant is dropped: like an invalidation, that only means its next use reads the tables again.
  */
 export class MetaRegistry {
+  /** Lookups answered from the cache and from the database (the `quire_cache_requests_total` metric). */
+  readonly stats = { hits: 0, misses: 0 };
   private readonly entries = new LRUCache<string, Entry>({ max: MAX_TENANTS });
   private generation = 0;
 
@@ -67,12 +69,18 @@ export class MetaRegistry {
 
   /** The cached metadata, without waiting; undefined when it must be loaded. */
   peek(tenant: TenantRef): TenantMeta | undefined {
-    return this.entries.get(tenant.name)?.value;
+    const value = this.entries.get(tenant.name)?.value;
+    if (value) this.stats.hits++; // a miss is counted by the get() that follows
+    return value;
   }
 
   get(tenant: TenantRef): Promise<TenantMeta> {
     const entry = this.entries.get(tenant.name);
-    if (entry?.value) return Promise.resolve(entry.value);
+    if (entry?.value) {
+      this.stats.hits++;
+      return Promise.resolve(entry.value);
+    }
+    this.stats.misses++;
     if (entry?.loading) return entry.loading;
     const generation = ++this.generation;
     const fresh: Entry = { generation };

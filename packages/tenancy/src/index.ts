@@ -6,3 +6,14 @@ export { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 export { tenantMigrations, migrateTenantSchema } from './tenant-schema';
 export { PlatformChanges, type WebhookEventsListener } from './changes';
 export { loadSecretBox } from './secrets';
+export { releaseOf, releaseStatus, platformSchemaReady, recordTenantRelease, type ReleaseStatus } from './release';
+export {
+  migrateRelease,
+  MIGRATE_LOCK,
+  type MigrateReleaseOptions,
+  type MigrationReport,
+  type MigrationFailure,
+  type MigrationTarget,
+  type TenantMigrationOutcome,
+  type TenantMigrationStatus,
+} from './migrate';

@@ -4,6 +4,12 @@ import { createOutboxTable } from '@quire/webhooks';
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
 export const PLATFORM_SCHEMA = 'quire';
 
+/**
+ * Additive only: during a rolling upgrade the previous release's processes keep running against
+ * this schema, so a release adds tables, columns and indexes (expand) and removes or renames
+ * what it no longer reads only in a later release (contract), never in the same one. The same
+ * holds for tenant migrations and standard DocType changes.
+ */
 export const platformMigrations: readonly Migration[] = [
   {
     id: '0001_tenants',
@@ -38,6 +44,27 @@ export const platformMigrations: readonly Migration[] = [
     async up(q) {
       await q.query(`CREATE TABLE quire.settings ("key" text PRIMARY KEY, "value" text NOT NULL)`);
       await createOutboxTable(q);
+    },
+  },
+  {
+    /**
+     * Which release each tenant has been migrated to, so that `quire migrate` resumes where a
+     * killed run stopped and readiness can tell whether every tenant is at this build's release
+     * (release.ts). A release row is complete once every tenant was recorded at it.
+     */
+    id: '0004_release_progress',
+    async up(q) {
+      await q.query(`CREATE TABLE quire.releases (
+        "release" text PRIMARY KEY,
+        "started_at" timestamp(6) NOT NULL DEFAULT now(),
+        "completed_at" timestamp(6)
+      )`);
+      await q.query(`CREATE TABLE quire.tenant_releases (
+        "tenant" text NOT NULL REFERENCES quire.tenants ("name") ON DELETE CASCADE,
+        "release" text NOT NULL,
+        "migrated_at" timestamp(6) NOT NULL DEFAULT now(),
+        PRIMARY KEY ("tenant", "release")
+      )`);
     },
   },
 ];

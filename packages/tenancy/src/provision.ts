@@ -6,6 +6,7 @@ import { ADMINISTRATOR } from '@quire/permissions';
 import { normalizeHost, type TenantConfig } from './directory';
 import { installTenant } from './install';
 import type { Platform } from './platform';
+import { recordTenantRelease, releaseOf } from './release';
 
 export const TENANT_NAME_RE = /^[a-z](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 const DOMAIN_RE = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$|^localhost$/;
@@ -26,7 +27,7 @@ export interface CreatedTenant extends ApiCredentials {
   hosts: string[];
 }
 
-/** Registers a tenant, installs its schema and issues the Administrator's API key, all in one transaction. */
+/** Registers a tenant, installs its schema, records it at this build's release and issues the Administrator's API key, all in one transaction. */
 export async function createTenant(platform: Platform, input: CreateTenantInput): Promise<CreatedTenant> {
   const name = input.name.trim().toLowerCase();
   if (!TENANT_NAME_RE.test(name)) {
@@ -51,6 +52,8 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       throw e;
     }
     await installTenant(tx, tenant, apps, platform, { adminPassword: input.adminPassword });
+    // Installed from this build's definitions, so already at its release: `quire migrate` skips it.
+    await recordTenantRelease(tx, name, releaseOf(apps));
     const keys = await generateKeys(tx, { tenant, meta: buildTenantMeta(schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return keys;

@@ -8,6 +8,9 @@ import { oauthMigrations } from '@quire/oauth';
  * migrations of the tables it reads (ids prefixed with the package), and this one runner applies
  * them to a tenant when it is installed and on every `quire migrate`. DocType tables follow their
  * DocType documents instead (the DocType controller's DDL planner).
+ *
+ * Additive only (expand now, contract in a later release): while `quire migrate` runs, the previous
+ * release's processes still serve this tenant from the same tables.
  */
 export const tenantMigrations: readonly Migration[] = [...documentsMigrations, ...authMigrations, ...oauthMigrations];
 

@@ -149,6 +149,14 @@ export async function pendingCount(q: Queryable): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
+/** Seconds the oldest undelivered event has waited since it was written (0 with none): the backlog's age. */
+export async function oldestPendingAgeSeconds(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ age: number | null }>(
+    `SELECT EXTRACT(EPOCH FROM (clock_timestamp() at time zone 'utc') - min("created_at"))::float8 AS age FROM quire.webhook_events WHERE "status" = 'pending'`,
+  );
+  return Math.max(0, rows[0]?.age ?? 0);
+}
+
 /** Makes an event due again now (replay), whatever happened to it before. */
 export async function replayEvent(q: Queryable, tenant: string, id: string): Promise<boolean> {
   const { rowCount } = await q.query(

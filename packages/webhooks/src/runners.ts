@@ -125,10 +125,14 @@ export class QueueWorker {
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops taking jobs and waits for the active ones; `force` stops without waiting (their events
+   * keep their outbox lease, and any worker's sweep retakes them when it runs out).
+   */
+  async close(force = false): Promise<void> {
     this.closed = true;
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
-    await this.worker.close();
+    await this.worker.close(force);
     await this.queue.close();
   }
 }

@@ -1,3 +1,3 @@
 export { loadAuthConfig, type AuthConfig } from './config';
-export { createAuthMount, startAuthService, type AuthMount, type AuthService } from './service';
+export { createAuthMount, startAuthService, AUTH_ROUTES, type AuthMount, type AuthService } from './service';
 export { AuthMetrics } from './metrics';

@@ -1,13 +1,34 @@
-import { healthz, listen, metricsEndpoint } from '@quire/http';
+import { listen, serviceOperations, type ServiceOperations } from '@quire/http';
+import { RouteTable } from '@quire/metrics';
 import { activeGrantCount, purgeExpiredModels } from '@quire/oauth';
 import type { Platform } from '@quire/tenancy';
 import express, { type Router } from 'express';
+import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { createAuthRouter } from './app';
 import type { AuthContext } from './context';
 import { ProviderRegistry } from './registry';
 import type { AuthConfig } from './config';
 import { AuthMetrics } from './metrics';
+import { FRAPPE_OAUTH_PATHS } from './routes/frappe';
+
+/** The auth service's routes as templates: the `route` label of its request metrics. */
+export const AUTH_ROUTES: readonly string[] = [
+  '/oauth/auth',
+  '/oauth/token',
+  '/oauth/token/revocation',
+  '/oauth/token/introspection',
+  '/oauth/jwks',
+  '/oauth/me',
+  '/oauth/session/end',
+  '/oauth/session/end/confirm',
+  '/oauth/session/end/success',
+  '/oauth/interaction/:uid',
+  '/oauth/interaction/:uid/login',
+  '/oauth/interaction/:uid/consent',
+  '/.well-known/openid-configuration',
+  ...FRAPPE_OAUTH_PATHS,
+];
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
@@ -31,11 +52,11 @@ export interface AuthMount {
  * The auth service's routes and state for one process: providers per tenant and origin, rebuilt
  * when a tenant's signing keys change (announced by `quire oauth rotate-keys` on any process).
  */
-export function createAuthMount(platform: Platform, config: AuthConfig, logger: Logger): AuthMount {
-  // The gauge is read on a scrape only, once `registry` (below: it needs the metrics) exists.
-  const metrics = new AuthMetrics(async () => {
+export function createAuthMount(platform: Platform, config: AuthConfig, logger: Logger, registry: Registry): AuthMount {
+  // The gauge is read on a scrape only, once `providers` (below: it needs the metrics) exists.
+  const metrics = new AuthMetrics(registry, async () => {
     let total = 0;
-    for (const name of registry.tenants()) {
+    for (const name of providers.tenants()) {
       const tenant = platform.tenants.get(name);
       if (tenant) total += await activeGrantCount(platform.db, tenant.schema);
     }
@@ -44,15 +65,15 @@ export function createAuthMount(platform: Platform, config: AuthConfig, logger: 
   // oidc-provider signs its interaction and session cookies; every process must use the same keys.
   const cookieKeys = [platform.secrets.derive('oidc-provider cookies').toString('base64url')];
   const ctx: AuthContext = { platform, config, metrics, cookieKeys, logger };
-  const registry = new ProviderRegistry(ctx);
-  const unsubscribe = platform.oauth.onKeysChanged((tenant) => registry.forget(tenant));
+  const providers = new ProviderRegistry(ctx);
+  const unsubscribe = platform.oauth.onKeysChanged((tenant) => providers.forget(tenant));
   // Expired sessions, interactions, codes and grants are invisible at once and deleted now and then.
-  const purge = setInterval(() => void purgeExpired(platform, registry.tenants(), logger), PURGE_INTERVAL_MS);
+  const purge = setInterval(() => void purgeExpired(platform, providers.tenants(), logger), PURGE_INTERVAL_MS);
   purge.unref();
   return {
-    router: createAuthRouter(ctx, registry),
+    router: createAuthRouter(ctx, providers),
     metrics,
-    registry,
+    registry: providers,
     close() {
       clearInterval(purge);
       unsubscribe();
@@ -63,18 +84,18 @@ export function createAuthMount(platform: Platform, config: AuthConfig, logger: 
 export interface AuthService {
   port: number;
   metrics: AuthMetrics;
-  close(): Promise<void>;
+  /** Stops accepting and lets requests in flight finish for up to `timeoutMs`. */
+  close(timeoutMs?: number): Promise<void>;
 }
 
-/** `quire serve auth`: the auth routes on AUTH_PORT, with /metrics and /healthz. */
-export async function startAuthService(platform: Platform, config: AuthConfig, logger: Logger): Promise<AuthService> {
-  const mount = createAuthMount(platform, config, logger);
+/** `quire serve auth`: the auth routes on AUTH_PORT, with /healthz and /readyz (metrics are on the operations port). */
+export async function startAuthService(platform: Platform, config: AuthConfig, logger: Logger, ops: ServiceOperations): Promise<AuthService> {
+  const mount = createAuthMount(platform, config, logger, ops.metrics.registry);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.platform.trustProxy);
-  app.get('/metrics', metricsEndpoint(mount.metrics.registry));
-  app.get('/healthz', healthz);
+  app.use(serviceOperations(ops, new RouteTable(AUTH_ROUTES)));
   app.use(mount.router);
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', error_description: 'Not an endpoint of the auth service' });
@@ -87,9 +108,9 @@ export async function startAuthService(platform: Platform, config: AuthConfig, l
   return {
     port: server.port,
     metrics: mount.metrics,
-    async close() {
+    async close(timeoutMs?: number) {
       mount.close();
-      await server.close();
+      await server.close(timeoutMs);
     },
   };
 }

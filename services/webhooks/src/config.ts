@@ -36,7 +36,7 @@ const webhooksSettings = {
   retryMaxDelayMs: ['WEBHOOK_RETRY_MAX_DELAY_MS', z.coerce.number().int().min(1).default(DEFAULT_RETRY_POLICY.maxDelayMs)],
   retryMaxAgeMs: ['WEBHOOK_RETRY_MAX_AGE_MS', z.coerce.number().int().min(1).default(DEFAULT_RETRY_POLICY.maxAgeMs)],
   retryJitter: ['WEBHOOK_RETRY_JITTER', z.coerce.number().min(0).max(1).default(DEFAULT_RETRY_POLICY.jitter)],
-  /** Port of the service's /metrics and /healthz; unset: 8001 for `serve webhooks`, any free port beside the API. */
+  /** The operations port of a process serving only webhooks when METRICS_PORT is unset (the older name). */
   port: ['WEBHOOKS_PORT', z.coerce.number().int().min(0).max(65535).optional()],
 } as const satisfies Record<string, Setting>;
 

@@ -1,20 +1,29 @@
+import { cachedReading } from '@quire/metrics';
 import type { DeliveryObserver } from '@quire/webhooks';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export interface BacklogReadings {
+  /** Events pending in the outbox (a query: read at most every 15 s). */
+  outbox: () => Promise<number>;
+  /** Seconds the oldest pending event has waited (a query: read at most every 15 s). */
+  oldestAge: () => Promise<number>;
+  /** BullMQ jobs waiting, delayed or active (with Redis). */
+  queue?: () => Promise<number>;
+}
 
 /**
- * The webhooks service's Prometheus metrics: deliveries by outcome, attempts, delivery latency,
- * lag from commit to first attempt, and queue depth (outbox pending + queue jobs).
+ * The webhooks service's Prometheus metrics, on the process's registry: deliveries by outcome,
+ * attempts, delivery latency, lag from commit to first attempt, and the backlog. The backlog gauges
+ * are global (every replica reports the same outbox): aggregate them with max(), never sum().
  */
 export class WebhookMetrics implements DeliveryObserver {
-  readonly registry = new Registry();
   private readonly deliveries: Counter<'outcome'>;
   private readonly attempts: Counter;
   private readonly duration: Histogram;
   private readonly lag: Histogram;
 
-  constructor(depth: { outbox: () => Promise<number>; queue?: () => Promise<number> }) {
-    const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'quire_webhooks_' });
+  constructor(registry: Registry, backlog: BacklogReadings) {
+    const registers = [registry];
     this.deliveries = new Counter({
       name: 'quire_webhook_deliveries_total',
       help: 'Delivery attempts by outcome (delivered, retrying, failed, refused, disabled, cancelled)',
@@ -34,16 +43,26 @@ export class WebhookMetrics implements DeliveryObserver {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
+    const outbox = cachedReading(backlog.outbox);
     new Gauge({
       name: 'quire_webhook_outbox_pending',
-      help: 'Events waiting for delivery in the outbox (due or scheduled for a retry)',
+      help: 'Events waiting for delivery in the outbox, due or scheduled for a retry (global; read at most every 15 s)',
       registers,
       async collect() {
-        this.set(await depth.outbox());
+        this.set(await outbox());
       },
     });
-    if (depth.queue) {
-      const queue = depth.queue;
+    const oldestAge = cachedReading(backlog.oldestAge);
+    new Gauge({
+      name: 'quire_webhook_oldest_pending_age_seconds',
+      help: 'How long the oldest undelivered event has waited (global; read at most every 15 s)',
+      registers,
+      async collect() {
+        this.set(await oldestAge());
+      },
+    });
+    if (backlog.queue) {
+      const queue = cachedReading(backlog.queue, 5_000);
       new Gauge({
         name: 'quire_webhook_queue_depth',
         help: 'BullMQ jobs waiting, delayed or active',

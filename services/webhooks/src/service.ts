@@ -1,7 +1,7 @@
-import { listen, operationsListener } from '@quire/http';
+import type { ServiceOperations } from '@quire/http';
 import { makePrincipal } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
-import { InProcessRunner, pendingCount, QueueWorker, type DeliveryDeps } from '@quire/webhooks';
+import { InProcessRunner, oldestPendingAgeSeconds, pendingCount, QueueWorker, type DeliveryDeps } from '@quire/webhooks';
 import type { Logger } from 'pino';
 import type { WebhooksConfig } from './config';
 import { WebhookMetrics } from './metrics';
@@ -9,19 +9,26 @@ import { WebhookMetrics } from './metrics';
 const ADMIN = makePrincipal('Administrator', ['Administrator', 'System Manager']);
 
 export interface WebhooksService {
-  port: number;
   metrics: WebhookMetrics;
-  close(): Promise<void>;
+  /**
+   * Stops taking events and lets deliveries in flight finish for up to `timeoutMs`; what is still in
+   * flight then is dropped here and keeps its outbox lease, so another worker retakes it.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /**
  * `quire serve webhooks`: with REDIS_URL a BullMQ worker (any number of these processes), else an
  * in-process runner that sweeps the outbox and is woken by this process's own commits. Both use the
- * same delivery code; both serve /metrics and /healthz on WEBHOOKS_PORT.
+ * same delivery code; their metrics go on the process's operations port.
  */
-export async function startWebhooksService(platform: Platform, config: WebhooksConfig, logger: Logger, standalone = true): Promise<WebhooksService> {
+export function startWebhooksService(platform: Platform, config: WebhooksConfig, logger: Logger, ops: ServiceOperations): WebhooksService {
   let worker: QueueWorker | undefined;
-  const metrics = new WebhookMetrics({ outbox: () => pendingCount(platform.db), queue: () => worker?.queueDepth() ?? Promise.resolve(0) });
+  const metrics = new WebhookMetrics(ops.metrics.registry, {
+    outbox: () => pendingCount(platform.db),
+    oldestAge: () => oldestPendingAgeSeconds(platform.db),
+    ...(config.redisUrl ? { queue: () => worker?.queueDepth() ?? Promise.resolve(0) } : {}),
+  });
   const deps: DeliveryDeps = {
     db: platform.db,
     async contextFor(name) {
@@ -34,33 +41,42 @@ export async function startWebhooksService(platform: Platform, config: WebhooksC
     observer: metrics,
   };
   const onError = (e: unknown) => logger.warn({ err: e }, 'webhook delivery problem');
-  let runner: InProcessRunner | undefined;
-  let unsubscribe = (): void => {};
   if (config.redisUrl) {
-    worker = new QueueWorker(deps, {
+    const queueWorker = new QueueWorker(deps, {
       redisUrl: config.redisUrl,
       concurrency: config.concurrency,
       sweepIntervalMs: config.sweepIntervalMs,
       lockDurationMs: config.lockDurationMs,
       onError,
     });
-    worker.start();
-  } else {
-    const inProcess = new InProcessRunner(deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, onError });
-    unsubscribe = platform.changes.onWebhookEvents(() => inProcess.wake());
-    inProcess.start();
-    runner = inProcess;
+    queueWorker.start();
+    worker = queueWorker;
+    return {
+      metrics,
+      async close(timeoutMs = 20_000) {
+        if (!(await within(queueWorker.close(), timeoutMs))) await queueWorker.close(true);
+      },
+    };
   }
-
-  const server = await listen(operationsListener(metrics.registry), { port: config.port ?? (standalone ? 8001 : 0) });
+  const runner = new InProcessRunner(deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, onError });
+  const unsubscribe = platform.changes.onWebhookEvents(() => runner.wake());
+  runner.start();
   return {
-    port: server.port,
     metrics,
-    async close() {
+    async close(timeoutMs = 20_000) {
       unsubscribe();
-      await server.close();
-      await runner?.close();
-      await worker?.close();
+      await within(runner.close(), timeoutMs);
     },
   };
+}
+
+/** Whether `work` finished within `ms` (it goes on either way). */
+async function within(work: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

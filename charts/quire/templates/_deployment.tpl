@@ -1,0 +1,170 @@
+{{/*
+"true" when something else owns the replica count: an HPA (api, auth, webhooks) or KEDA (webhooks).
+Call with (dict "root" $ "component" "api").
+*/}}
+{{- define "quire.autoscaled" -}}
+{{- $v := index .root.Values .component -}}
+{{- if or $v.autoscaling.enabled (and (eq .component "webhooks") .root.Values.keda.enabled) -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/*
+One Quire process as a Deployment. Call with (dict "root" $ "component" "api|auth|webhooks").
+api and auth have a main port (`http`) and are probed there; webhooks only has `metrics`.
+*/}}
+{{- define "quire.deployment" -}}
+{{- $root := .root -}}
+{{- $c := .component -}}
+{{- $v := index $root.Values $c -}}
+{{- $ctx := dict "root" $root "component" $c -}}
+{{- $hasHttp := ne $c "webhooks" -}}
+{{- $probePort := ternary "http" "metrics" $hasHttp -}}
+{{- $p := $root.Values.probes -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "quire.componentName" $ctx }}
+  labels:
+    {{- include "quire.componentLabels" $ctx | nindent 4 }}
+spec:
+  {{- if not (include "quire.autoscaled" $ctx) }}
+  replicas: {{ int $v.replicas }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  minReadySeconds: {{ int $root.Values.minReadySeconds }}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 25%
+      maxUnavailable: 0
+  selector:
+    matchLabels:
+      {{- include "quire.selectorLabels" $ctx | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "quire.componentLabels" $ctx | nindent 8 }}
+        {{- with (merge (dict) $v.podLabels $root.Values.podLabels) }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        checksum/config: {{ include "quire.configData" $root | sha256sum }}
+        checksum/secret: {{ include "quire.secretChecksum" $root }}
+        kubectl.kubernetes.io/default-container: {{ $c }}
+        {{- with (merge (dict) $v.podAnnotations $root.Values.podAnnotations) }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ include "quire.serviceAccountName" $root }}
+      automountServiceAccountToken: false
+      {{- with include "quire.imagePullSecrets" $root }}{{ . | nindent 6 }}{{- end }}
+      {{- with $root.Values.priorityClassName }}
+      priorityClassName: {{ . | quote }}
+      {{- end }}
+      terminationGracePeriodSeconds: {{ include "quire.gracePeriod" $ctx }}
+      securityContext:
+        {{- include "quire.podSecurityContext" $root | nindent 8 }}
+      {{- with (default $root.Values.nodeSelector $v.nodeSelector) }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with (default $root.Values.tolerations $v.tolerations) }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with (default $root.Values.affinity $v.affinity) }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- if $root.Values.topologySpread.enabled }}
+      topologySpreadConstraints:
+        {{- range $key := list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+        - topologyKey: {{ $key }}
+          maxSkew: {{ int $root.Values.topologySpread.maxSkew }}
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              {{- include "quire.selectorLabels" $ctx | nindent 14 }}
+          matchLabelKeys:
+            - pod-template-hash
+        {{- end }}
+      {{- end }}
+      containers:
+        - name: {{ $c }}
+          image: {{ include "quire.image" $root | quote }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          args:
+            {{- toYaml $v.args | nindent 12 }}
+          ports:
+            {{- if $hasHttp }}
+            - name: http
+              containerPort: {{ int $v.port }}
+              protocol: TCP
+            {{- end }}
+            - name: metrics
+              containerPort: {{ int $root.Values.metrics.port }}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: {{ include "quire.fullname" $root }}
+          env:
+            {{- include "quire.secretEnv" (dict "root" $root "secretName" (include "quire.secretName" $root)) | trim | nindent 12 }}
+            {{- with $root.Values.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+            {{- with $v.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+          startupProbe:
+            httpGet:
+              path: /healthz
+              port: {{ $probePort }}
+            periodSeconds: {{ int $p.startup.periodSeconds }}
+            failureThreshold: {{ int $p.startup.failureThreshold }}
+            timeoutSeconds: {{ int $p.startup.timeoutSeconds }}
+          readinessProbe:
+            httpGet:
+              path: /readyz
+              port: {{ $probePort }}
+            periodSeconds: {{ int $p.readiness.periodSeconds }}
+            failureThreshold: {{ int $p.readiness.failureThreshold }}
+            successThreshold: {{ int $p.readiness.successThreshold }}
+            timeoutSeconds: {{ int $p.readiness.timeoutSeconds }}
+          livenessProbe:
+            httpGet:
+              path: /healthz
+              port: {{ $probePort }}
+            periodSeconds: {{ int $p.liveness.periodSeconds }}
+            failureThreshold: {{ int $p.liveness.failureThreshold }}
+            timeoutSeconds: {{ int $p.liveness.timeoutSeconds }}
+          {{- if include "quire.preStopSleep" $root }}
+          lifecycle:
+            preStop:
+              sleep:
+                seconds: {{ int $root.Values.shutdown.preStopSleepSeconds }}
+          {{- end }}
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          securityContext:
+            {{- include "quire.containerSecurityContext" $root | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+            {{- if eq $c "api" }}
+            - name: files
+              mountPath: {{ $root.Values.files.mountPath }}
+            {{- end }}
+      volumes:
+        - name: tmp
+          emptyDir: {}
+        {{- if eq $c "api" }}
+        - name: files
+          {{- if $root.Values.files.persistence.enabled }}
+          persistentVolumeClaim:
+            claimName: {{ default (printf "%s-files" (include "quire.fullname" $root)) $root.Values.files.persistence.existingClaim }}
+          {{- else }}
+          emptyDir: {}
+          {{- end }}
+        {{- end }}
+{{- end -}}

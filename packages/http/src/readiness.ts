@@ -1,0 +1,91 @@
+/**
+ * One readiness check: resolves to `undefined` when fine, or a short reason when not (e.g.
+ * "behind: run quire migrate"). A throw or a time-out counts as not ready.
+ */
+export type ReadinessCheck = () => Promise<string | undefined>;
+
+export interface ReadinessReport {
+  ready: boolean;
+  /** Every check by name: "ok" or why not. */
+  checks: Record<string, string>;
+}
+
+export interface ReadinessOptions {
+  /** A check that has not answered by then fails (a hung database must not hang the probe). */
+  checkTimeoutMs?: number;
+  /** Probes from a load balancer and the kubelet within this window share one evaluation. */
+  cacheMs?: number;
+}
+
+const SHUTTING_DOWN = 'shutting down';
+
+/**
+ * Whether this process should be sent traffic: named checks (database, schema, redis …) plus the
+ * shutdown flag, which turns it unready at once on SIGTERM so load balancers stop sending.
+ */
+export class Readiness {
+  private readonly checks = new Map<string, ReadinessCheck>();
+  private readonly checkTimeoutMs: number;
+  private readonly cacheMs: number;
+  private stopping = false;
+  private last: { at: number; report: Promise<ReadinessReport> } | undefined;
+  private readonly listeners = new Set<(ready: boolean) => void>();
+
+  constructor(options: ReadinessOptions = {}) {
+    this.checkTimeoutMs = options.checkTimeoutMs ?? 2000;
+    this.cacheMs = options.cacheMs ?? 500;
+  }
+
+  add(name: string, check: ReadinessCheck): void {
+    this.checks.set(name, check);
+    this.last = undefined;
+  }
+
+  get shuttingDown(): boolean {
+    return this.stopping;
+  }
+
+  /** From now on every evaluation says "shutting down". */
+  markShuttingDown(): void {
+    this.stopping = true;
+    this.last = undefined;
+  }
+
+  /** Told the outcome of every fresh evaluation (the `quire_ready` gauge). */
+  onEvaluated(listener: (ready: boolean) => void): void {
+    this.listeners.add(listener);
+  }
+
+  evaluate(): Promise<ReadinessReport> {
+    const now = Date.now();
+    if (this.last && now - this.last.at < this.cacheMs) return this.last.report;
+    const report = this.run();
+    this.last = { at: now, report };
+    return report;
+  }
+
+  private async run(): Promise<ReadinessReport> {
+    const checks: Record<string, string> = {};
+    const names = [...this.checks.keys()];
+    const outcomes = await Promise.all([...this.checks.values()].map((check) => this.bounded(check)));
+    names.forEach((name, i) => (checks[name] = outcomes[i] ?? 'ok'));
+    if (this.stopping) checks.shutdown = SHUTTING_DOWN;
+    const ready = Object.values(checks).every((v) => v === 'ok');
+    for (const listener of this.listeners) listener(ready);
+    return { ready, checks };
+  }
+
+  private async bounded(check: ReadinessCheck): Promise<string | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`no answer within ${this.checkTimeoutMs} ms`), this.checkTimeoutMs);
+    });
+    try {
+      return await Promise.race([check(), timeout]);
+    } catch (e) {
+      return e instanceof Error ? e.message : 'failed';
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

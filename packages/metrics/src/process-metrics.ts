@@ -1,0 +1,149 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RouteTable } from './routes';
+
+/** A cache's lookups so far, kept by the cache itself as plain numbers (no metrics library there). */
+export interface CacheStats {
+  readonly hits: number;
+  readonly misses: number;
+}
+
+/** The database pool now (the Database seam's `poolStats()`). */
+export interface PoolState {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface ProcessMetricsOptions {
+  /** `quire_tenant_requests_total{tenant}`: one series per tenant, so off unless asked for (METRICS_TENANT_LABEL). */
+  tenantLabel?: boolean;
+}
+
+type RequestLabels = 'method' | 'route' | 'status_code';
+
+/** Seconds buckets for request durations: 5 ms to 5 s, where an API's answers fall. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** Methods other than these are counted as `other`: the label stays bounded whatever clients send. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * One process's Prometheus registry, whatever services it runs: Node's default metrics under their
+ * standard names, request durations by route template, the pool, caches and tenants. Services add
+ * their own metrics to `registry`.
+ */
+export class ProcessMetrics {
+  readonly registry = new Registry();
+  private readonly duration: Histogram<RequestLabels>;
+  private readonly inFlight: Gauge;
+  private readonly tenantRequests: Counter<'tenant'> | undefined;
+  private readonly ready: Gauge;
+  /** Histogram children by `method route status`: observing through a child skips hashing labels. */
+  private readonly children = new Map<string, { observe(value: number): void }>();
+
+  constructor(options: ProcessMetricsOptions = {}) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests by method, route template and status code, from the request to the end of the response',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.inFlight = new Gauge({ name: 'http_requests_in_flight', help: 'HTTP requests being served now', registers });
+    this.ready = new Gauge({ name: 'quire_ready', help: 'Whether the last readiness evaluation said ready (1) or not (0)', registers });
+    if (options.tenantLabel) {
+      this.tenantRequests = new Counter({ name: 'quire_tenant_requests_total', help: 'HTTP requests by tenant', labelNames: ['tenant'], registers });
+    }
+  }
+
+  /**
+   * Times every request of a listener, labelled by `routes` (never by the URL itself). `tenantOf`
+   * names the request's tenant once served (the per-tenant counter, when on).
+   */
+  observeRequests<Res extends ServerResponse>(
+    routes: RouteTable,
+    tenantOf?: (res: Res) => string | undefined,
+  ): (req: IncomingMessage, res: Res, next: () => void) => void {
+    return (req, res, next) => {
+      const start = performance.now();
+      // Read now: routers rewrite req.url to the part below their mount point.
+      const url = req.url ?? '/';
+      this.inFlight.inc();
+      res.once('close', () => {
+        this.inFlight.dec();
+        const method = req.method && METHODS.has(req.method) ? req.method : 'other';
+        this.child(method, routes.label(url), res.statusCode).observe((performance.now() - start) / 1000);
+        if (this.tenantRequests && tenantOf) {
+          const tenant = tenantOf(res);
+          if (tenant) this.tenantRequests.inc({ tenant });
+        }
+      });
+      next();
+    };
+  }
+
+  private child(method: string, route: string, status: number): { observe(value: number): void } {
+    const key = `${method} ${route} ${status}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = this.duration.labels({ method, route, status_code: String(status) });
+      this.children.set(key, child);
+    }
+    return child;
+  }
+
+  /** `quire_ready`, set from each readiness evaluation. */
+  setReady(ready: boolean): void {
+    this.ready.set(ready ? 1 : 0);
+  }
+
+  /** `quire_db_pool_connections{state}` from the pool, read at scrape time. */
+  watchPool(read: () => PoolState | undefined): void {
+    new Gauge({
+      name: 'quire_db_pool_connections',
+      help: 'Database pool connections: idle, busy (lent out), waiting (callers queued for one)',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const pool = read();
+        if (!pool) return;
+        this.set({ state: 'idle' }, pool.idle);
+        this.set({ state: 'busy' }, Math.max(0, pool.total - pool.idle));
+        this.set({ state: 'waiting' }, pool.waiting);
+      },
+    });
+  }
+
+  /** `quire_cache_requests_total{cache,result}` from the caches' own counts, read at scrape time. */
+  watchCaches(caches: Record<string, () => CacheStats>): void {
+    new Counter({
+      name: 'quire_cache_requests_total',
+      help: 'Cache lookups by cache and result (hit, miss)',
+      labelNames: ['cache', 'result'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [cache, read] of Object.entries(caches)) {
+          const stats = read();
+          this.inc({ cache, result: 'hit' }, stats.hits);
+          this.inc({ cache, result: 'miss' }, stats.misses);
+        }
+      },
+    });
+  }
+
+  /** `quire_tenants`: tenants this process knows. */
+  watchTenants(count: () => number): void {
+    new Gauge({
+      name: 'quire_tenants',
+      help: 'Tenants known to this process',
+      registers: [this.registry],
+      collect() {
+        this.set(count());
+      },
+    });
+  }
+}

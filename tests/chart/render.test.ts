@@ -1,0 +1,612 @@
+/**
+ * charts/quire rendered by chart-check (an offline `helm template` plus Kubernetes schema and
+ * policy validation; shared/tools/chart-check/README.md) for the default values, every
+ * deploy/values-*.yaml and the modes that change what is rendered (KEDA, hook/plain migration
+ * Job, Kubernetes 1.30), then read back with `yaml` to check what the validator cannot know:
+ * the operations contract (probes, shutdown, ports, metric names) and the chart's own promises.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KUBE_STATE_METRICS, isQuireSeries, metricNamesIn } from './contract-metrics';
+import { DEPLOY_DIR, chartCheck, deployValuesFiles, ofKind, one, selects, setupChartCheck, type K8sObject, type Rendered } from './support';
+
+// Placeholders for the default-values renders: none of them may ever show up in a ConfigMap.
+const ENCRYPTION_KEY = Buffer.from('chart-test-placeholder-32-bytes!').toString('base64');
+const PLACEHOLDERS = {
+  databaseUrl: 'postgres://quire:chart-test-db-password@db.chart-test.invalid:5432/quire',
+  databaseDirectUrl: 'postgres://quire:chart-test-db-password@db-rw.chart-test.invalid:5432/quire',
+  redisUrl: 'redis://:chart-test-redis-password@redis.chart-test.invalid:6379/0',
+  encryptionKey: ENCRYPTION_KEY,
+};
+const SECRETS = Object.entries(PLACEHOLDERS).flatMap(([k, v]) => ['--set-string', `secrets.${k}=${v}`]);
+const MINIMAL = ['-f', 'deploy/values-minimal.yaml'];
+const PRODUCTION = ['-f', 'deploy/values-production.yaml'];
+const KEDA = ['--set', 'keda.enabled=true', '--set-string', 'keda.prometheus.serverAddress=http://prometheus.monitoring.svc:9090'];
+const EVERYTHING_ON = [
+  '--set',
+  'serviceMonitor.enabled=true',
+  '--set',
+  'prometheusRule.enabled=true',
+  '--set',
+  'networkPolicy.enabled=true',
+  '--set',
+  'ingress.enabled=true',
+  '--set-string',
+  'ingress.baseDomain=quire.chart-test.invalid',
+  '--set-string',
+  'ingress.customDomains[0]=erp.acme.invalid',
+  '--set-string',
+  'ingress.tls.secretName=quire-wildcard',
+];
+
+interface Scenario {
+  args: string[];
+  /** The kind expected to scale webhooks (HPA or KEDA), or null for fixed replicas. */
+  webhooksScaler: 'HorizontalPodAutoscaler' | 'ScaledObject' | null;
+  hooks: boolean;
+  monitoring: boolean;
+  kube130?: boolean;
+}
+
+const SCENARIOS: Record<string, Scenario> = {
+  'default values (secrets by --set)': { args: SECRETS, webhooksScaler: 'HorizontalPodAutoscaler', hooks: true, monitoring: false },
+  'default values, KEDA': { args: [...SECRETS, ...KEDA], webhooksScaler: 'ScaledObject', hooks: true, monitoring: false },
+  'default values, plain migration Job': {
+    args: [...SECRETS, '--set', 'migrations.useHelmHooks=false'],
+    webhooksScaler: 'HorizontalPodAutoscaler',
+    hooks: false,
+    monitoring: false,
+  },
+  'default values, Kubernetes 1.30': {
+    args: [...SECRETS, '--kube-version', '1.30'],
+    webhooksScaler: 'HorizontalPodAutoscaler',
+    hooks: true,
+    monitoring: false,
+    kube130: true,
+  },
+  'default values, Kubernetes 1.27': {
+    args: [...SECRETS, '--kube-version', '1.27'],
+    webhooksScaler: 'HorizontalPodAutoscaler',
+    hooks: true,
+    monitoring: false,
+  },
+  'default values, everything on': { args: [...SECRETS, ...EVERYTHING_ON, ...KEDA], webhooksScaler: 'ScaledObject', hooks: true, monitoring: true },
+  'existingSecret with keyMapping': {
+    args: [
+      '--set-string',
+      'secrets.existingSecret=quire-db-app',
+      '--set-string',
+      'secrets.keyMapping.DATABASE_URL=pooler-uri',
+      '--set-string',
+      'secrets.keyMapping.QUIRE_ENCRYPTION_KEY=encryption-key',
+      '--set',
+      'webhooks.autoscaling.enabled=false',
+    ],
+    webhooksScaler: null,
+    hooks: true,
+    monitoring: false,
+  },
+  'values-minimal.yaml': { args: MINIMAL, webhooksScaler: null, hooks: true, monitoring: false },
+  'values-minimal.yaml, KEDA': { args: [...MINIMAL, ...KEDA], webhooksScaler: 'ScaledObject', hooks: true, monitoring: false },
+  'values-minimal.yaml, plain migration Job': {
+    args: [...MINIMAL, '--set', 'migrations.useHelmHooks=false'],
+    webhooksScaler: null,
+    hooks: false,
+    monitoring: false,
+  },
+  'values-production.yaml': { args: PRODUCTION, webhooksScaler: 'ScaledObject', hooks: true, monitoring: true },
+  'values-production.yaml, KEDA off': {
+    args: [...PRODUCTION, '--set', 'keda.enabled=false'],
+    webhooksScaler: 'HorizontalPodAutoscaler',
+    hooks: true,
+    monitoring: true,
+  },
+  'values-production.yaml, plain migration Job': {
+    args: [...PRODUCTION, '--set', 'migrations.useHelmHooks=false'],
+    webhooksScaler: 'ScaledObject',
+    hooks: false,
+    monitoring: true,
+  },
+  'values-production.yaml, Kubernetes 1.30': {
+    args: [...PRODUCTION, '--kube-version', '1.30'],
+    webhooksScaler: 'ScaledObject',
+    hooks: true,
+    monitoring: true,
+    kube130: true,
+  },
+};
+
+/** Renders that must fail, with a message that tells the operator what to do. */
+const FAILURES: Record<string, { args: string[]; message: RegExp }> = {
+  'no secrets at all': { args: [], message: /secrets\.databaseUrl is required/ },
+  'a database URL but no encryption key': {
+    args: ['--set-string', `secrets.databaseUrl=${PLACEHOLDERS.databaseUrl}`],
+    message: /secrets\.encryptionKey is required and is never generated/,
+  },
+  'a grace period below delay + timeout + 5 s': {
+    args: [...SECRETS, '--set', 'api.terminationGracePeriodSeconds=29'],
+    message: /api\.terminationGracePeriodSeconds=29 is too low.*30s/,
+  },
+  'a grace period that ignores the 1.30 preStop sleep': {
+    args: [...SECRETS, '--set', 'webhooks.terminationGracePeriodSeconds=30', '--kube-version', '1.30'],
+    message: /webhooks\.terminationGracePeriodSeconds=30 is too low.*35s/,
+  },
+  'a longer drain without a longer grace period': {
+    args: [...SECRETS, '--set', 'shutdown.timeoutMs=60000', '--set', 'auth.terminationGracePeriodSeconds=30'],
+    message: /auth\.terminationGracePeriodSeconds=30 is too low.*70s/,
+  },
+  'KEDA without a Prometheus address': { args: [...SECRETS, '--set', 'keda.enabled=true'], message: /keda\.prometheus\.serverAddress/ },
+  'a secret variable in config.extra': { args: [...SECRETS, '--set-string', 'config.extra.DATABASE_URL=postgres://x@y/z'], message: /never in the ConfigMap/ },
+  'an Ingress without hosts': { args: [...SECRETS, '--set', 'ingress.enabled=true'], message: /ingress\.baseDomain/ },
+  'a wildcard Certificate without an issuer': {
+    args: [...SECRETS, '--set', 'certManager.wildcard.enabled=true', '--set-string', 'ingress.baseDomain=quire.chart-test.invalid'],
+    message: /DNS-01/,
+  },
+};
+
+const rendered = new Map<string, Rendered>();
+const failed = new Map<string, Rendered>();
+
+function get(name: string): K8sObject[] {
+  const r = rendered.get(name);
+  if (!r) throw new Error(`scenario ${name} was not rendered`);
+  return r.objects;
+}
+
+/** Secret values (placeholders) a scenario put into its values. */
+function secretValues(name: string): string[] {
+  const fromFiles = SCENARIOS[name]!.args.flatMap((a, i, all) => (all[i - 1] === '-f' ? [a] : []));
+  const values = [...Object.values(PLACEHOLDERS)];
+  for (const f of fromFiles) {
+    const v = parseYaml(fs.readFileSync(path.join(DEPLOY_DIR, '..', f), 'utf8'));
+    for (const key of ['databaseUrl', 'databaseDirectUrl', 'redisUrl', 'encryptionKey']) {
+      const s = v?.secrets?.[key];
+      if (typeof s === 'string' && s !== '') values.push(s);
+    }
+  }
+  return values;
+}
+
+const COMPONENTS = ['api', 'auth', 'webhooks'] as const;
+const deploymentName = (c: string): string => `quire-${c}`;
+const container = (d: K8sObject): any => d.spec.template.spec.containers[0];
+
+beforeAll(async () => {
+  // The first run installs Go and the validator's packages (a minute or two); later ones reuse them.
+  setupChartCheck();
+  const runs = [
+    ...Object.entries(SCENARIOS).map(async ([name, s]) => rendered.set(name, await chartCheck(s.args))),
+    ...Object.entries(FAILURES).map(async ([name, f]) => failed.set(name, await chartCheck(f.args))),
+    ...deployValuesFiles().map(async (f) => rendered.set(`file ${f}`, await chartCheck(['-f', f]))),
+  ];
+  await Promise.all(runs);
+}, 300_000);
+
+describe('chart-check renders and validates', () => {
+  it('every deploy/values-*.yaml', () => {
+    const files = deployValuesFiles();
+    expect(files).toEqual(expect.arrayContaining(['deploy/values-minimal.yaml', 'deploy/values-production.yaml']));
+    for (const f of files) {
+      const r = rendered.get(`file ${f}`)!;
+      expect(r.status, `${f}:\n${r.output}`).toBe(0);
+      expect(r.output).toMatch(/0 errors/);
+    }
+  });
+
+  it.each(Object.keys(SCENARIOS))('%s', (name) => {
+    const r = rendered.get(name)!;
+    expect(r.status, r.output).toBe(0);
+    expect(r.output).toMatch(/0 errors/);
+    expect(ofKind(r.objects, 'Deployment')).toHaveLength(3);
+  });
+
+  it.each(Object.keys(FAILURES))('refuses %s', (name) => {
+    const r = failed.get(name)!;
+    expect(r.status, r.output).not.toBe(0);
+    expect(r.output).toMatch(FAILURES[name]!.message);
+  });
+});
+
+describe.each(Object.keys(SCENARIOS))('%s', (name) => {
+  const s = SCENARIOS[name]!;
+
+  it('runs api, auth and webhooks with probes on /healthz and /readyz', () => {
+    const objects = get(name);
+    for (const c of COMPONENTS) {
+      const d = one(objects, 'Deployment', deploymentName(c));
+      const ctr = container(d);
+      const port = c === 'webhooks' ? 'metrics' : 'http';
+      expect(ctr.args).toEqual(['serve', c]);
+      expect(ctr.startupProbe.httpGet).toEqual({ path: '/healthz', port });
+      expect(ctr.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port }, periodSeconds: 2, failureThreshold: 1 });
+      expect(ctr.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port }, periodSeconds: 10, failureThreshold: 3 });
+      const ports = Object.fromEntries(ctr.ports.map((p: any) => [p.name, p.containerPort]));
+      expect(ports.metrics).toBe(9464);
+      if (c === 'api') expect(ports.http).toBe(8000);
+      if (c === 'auth') expect(ports.http).toBe(8002);
+      if (c === 'webhooks') expect(ports.http).toBeUndefined();
+      expect(d.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 0 } });
+      expect(d.spec.minReadySeconds).toBeGreaterThan(0);
+      const spread = d.spec.template.spec.topologySpreadConstraints.map((t: any) => [t.topologyKey, t.whenUnsatisfiable]);
+      expect(spread).toEqual([
+        ['kubernetes.io/hostname', 'ScheduleAnyway'],
+        ['topology.kubernetes.io/zone', 'ScheduleAnyway'],
+      ]);
+    }
+  });
+
+  it('gives each pod a grace period longer than the shutdown delay + drain, and preStop sleep only on >= 1.30', () => {
+    const objects = get(name);
+    const cm = one(objects, 'ConfigMap').data!;
+    const drainSeconds = Math.ceil((Number(cm.SHUTDOWN_DELAY_MS) + Number(cm.SHUTDOWN_TIMEOUT_MS)) / 1000);
+    for (const c of COMPONENTS) {
+      const pod = one(objects, 'Deployment', deploymentName(c)).spec.template.spec;
+      const preStop = pod.containers[0].lifecycle?.preStop;
+      if (s.kube130) expect(preStop).toEqual({ sleep: { seconds: 5 } });
+      else expect(preStop).toBeUndefined();
+      const sleep = Number(preStop?.sleep?.seconds ?? 0);
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(drainSeconds);
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + drainSeconds + 5);
+    }
+  });
+
+  it('hardens every pod: non-root, read-only root, no privilege escalation, no capabilities, RuntimeDefault seccomp, /tmp emptyDir', () => {
+    const objects = get(name);
+    const pods = [
+      ...ofKind(objects, 'Deployment').map((d) => d.spec.template.spec),
+      ...ofKind(objects, 'Job').map((j) => j.spec.template.spec),
+      ...ofKind(objects, 'Pod').map((p) => p.spec),
+    ];
+    expect(pods.length).toBeGreaterThanOrEqual(5);
+    for (const pod of pods) {
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(pod.automountServiceAccountToken).toBe(false);
+      const tmp = pod.volumes.find((v: any) => v.name === 'tmp');
+      expect(tmp).toEqual({ name: 'tmp', emptyDir: {} });
+      for (const ctr of pod.containers) {
+        expect(ctr.securityContext).toMatchObject({
+          runAsNonRoot: true,
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+          seccompProfile: { type: 'RuntimeDefault' },
+        });
+        expect(ctr.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+        expect(ctr.resources.requests).toBeDefined();
+        expect(ctr.resources.limits).toBeDefined();
+      }
+    }
+  });
+
+  it('reads settings from the ConfigMap and the Secret, rolls on change, and never puts a secret in a ConfigMap', () => {
+    const objects = get(name);
+    const cmName = one(objects, 'ConfigMap').metadata.name;
+    for (const c of COMPONENTS) {
+      const d = one(objects, 'Deployment', deploymentName(c));
+      const ctr = container(d);
+      expect(ctr.envFrom).toEqual([{ configMapRef: { name: cmName } }]);
+      const fromSecret = ctr.env.filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.name);
+      expect(fromSecret).toEqual(expect.arrayContaining(['DATABASE_URL', 'QUIRE_ENCRYPTION_KEY']));
+      expect(Object.keys(d.spec.template.metadata.annotations)).toEqual(expect.arrayContaining(['checksum/config', 'checksum/secret']));
+    }
+    const secrets = secretValues(name);
+    for (const cm of ofKind(objects, 'ConfigMap')) {
+      for (const [key, value] of Object.entries(cm.data ?? {})) {
+        expect(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'QUIRE_ENCRYPTION_KEY']).not.toContain(key);
+        for (const secret of secrets) expect(value, `${cm.metadata.name}.${key}`).not.toContain(secret);
+      }
+    }
+    // Nor inline in the migration Job's env.
+    const job = one(objects, 'Job');
+    for (const e of container(job).env) {
+      if (e.value !== undefined) for (const secret of secrets) expect(e.value).not.toContain(secret);
+    }
+  });
+
+  it('runs `quire migrate` as a hook Job reading only pre-existing objects, or as a plain Job with a hashed name', () => {
+    const objects = get(name);
+    const job = one(objects, 'Job');
+    const pod = job.spec.template.spec;
+    expect(container(job).args).toEqual(['migrate']);
+    expect(pod.restartPolicy).toBe('Never');
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.serviceAccountName).toBeUndefined();
+    expect(job.spec.backoffLimit).toBe(2);
+    expect(job.spec.activeDeadlineSeconds).toBeGreaterThanOrEqual(900);
+    const secretRefs = new Set<string>(container(job).env.flatMap((e: any) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : [])));
+    expect(secretRefs.size).toBe(1);
+    const [secretName] = [...secretRefs];
+    expect(container(job).envFrom).toBeUndefined();
+    expect(container(job).env.map((e: any) => e.name)).toEqual(expect.arrayContaining(['DATABASE_URL', 'QUIRE_ENCRYPTION_KEY', 'BASE_DOMAIN']));
+    const chartSecret = ofKind(objects, 'Secret').find((x) => x.metadata.name === secretName);
+    if (s.hooks) {
+      expect(job.metadata.name).toBe('quire-migrate');
+      expect(job.metadata.annotations).toEqual({
+        'helm.sh/hook': 'pre-install,pre-upgrade',
+        'helm.sh/hook-weight': '-5',
+        'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+      });
+      expect(job.spec.ttlSecondsAfterFinished).toBeGreaterThan(0);
+      // Either the operator's existing Secret (not rendered) or the hook-scoped copy made before the Job.
+      if (chartSecret) {
+        expect(chartSecret.metadata.annotations).toMatchObject({
+          'helm.sh/hook': 'pre-install,pre-upgrade',
+          'helm.sh/hook-weight': '-10',
+          'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+        });
+      }
+      for (const imageSecret of pod.imagePullSecrets ?? []) expect(objects.map((o) => o.metadata.name)).not.toContain(imageSecret.name);
+    } else {
+      expect(job.metadata.name).toMatch(/^quire-migrate-[0-9a-f]{8}$/);
+      expect(job.metadata.annotations?.['helm.sh/hook']).toBeUndefined();
+      expect(ofKind(objects, 'Secret').filter((x) => x.metadata.annotations?.['helm.sh/hook'])).toEqual([]);
+    }
+  });
+
+  it('scales webhooks with exactly the expected autoscaler, and never two on one Deployment', () => {
+    const objects = get(name);
+    const targets = [...ofKind(objects, 'HorizontalPodAutoscaler'), ...ofKind(objects, 'ScaledObject')].map((o) => ({
+      kind: o.kind,
+      target: o.spec.scaleTargetRef.name as string,
+    }));
+    const perTarget = new Map<string, number>();
+    for (const t of targets) perTarget.set(t.target, (perTarget.get(t.target) ?? 0) + 1);
+    for (const [target, n] of perTarget) expect(n, target).toBe(1);
+    const webhooks = targets.filter((t) => t.target === deploymentName('webhooks'));
+    expect(webhooks.map((t) => t.kind)).toEqual(s.webhooksScaler ? [s.webhooksScaler] : []);
+    for (const c of COMPONENTS) {
+      const d = one(objects, 'Deployment', deploymentName(c));
+      if (perTarget.has(d.metadata.name)) expect(d.spec.replicas).toBeUndefined();
+      else expect(d.spec.replicas).toBeGreaterThanOrEqual(1);
+    }
+    const so = ofKind(objects, 'ScaledObject')[0];
+    if (so) {
+      expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
+      expect(so.spec.fallback).toMatchObject({ failureThreshold: 3 });
+      expect(so.spec.triggers).toHaveLength(1);
+      const trigger = so.spec.triggers[0];
+      expect(trigger.type).toBe('prometheus');
+      expect(trigger.metadata.ignoreNullValues).toBe('false');
+      expect(trigger.metadata.query).toMatch(/^max\(quire_webhook_outbox_pending[{)]/);
+    }
+    for (const hpa of ofKind(objects, 'HorizontalPodAutoscaler')) {
+      expect(hpa.apiVersion).toBe('autoscaling/v2');
+      expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
+    }
+  });
+
+  it('has Services whose selectors match a pod template, each with a metrics port', () => {
+    const objects = get(name);
+    const templates = ofKind(objects, 'Deployment').map((d) => d.spec.template.metadata.labels as Record<string, string>);
+    const services = ofKind(objects, 'Service');
+    expect(services.map((x) => x.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-webhooks']);
+    for (const svc of services) {
+      expect(
+        templates.filter((labels) => selects(svc.spec.selector, labels)),
+        svc.metadata.name,
+      ).toHaveLength(1);
+      const ports = svc.spec.ports.map((p: any) => p.name);
+      expect(ports).toContain('metrics');
+      expect(ports).toEqual(svc.metadata.name === 'quire-webhooks' ? ['metrics'] : ['http', 'metrics']);
+    }
+    for (const pdb of ofKind(objects, 'PodDisruptionBudget')) {
+      expect(templates.filter((labels) => selects(pdb.spec.selector.matchLabels, labels))).toHaveLength(1);
+      expect(pdb.spec.maxUnavailable).toBe(1);
+    }
+  });
+
+  it('routes /oauth and /.well-known to auth and / to api on every Ingress host', () => {
+    const ingresses = ofKind(get(name), 'Ingress');
+    for (const ing of ingresses) {
+      expect(ing.spec.ingressClassName).toBeTruthy();
+      expect(ing.spec.rules.length).toBeGreaterThan(0);
+      for (const rule of ing.spec.rules) {
+        const routes = Object.fromEntries(rule.http.paths.map((p: any) => [p.path, [p.pathType, p.backend.service.name, p.backend.service.port.name]]));
+        expect(routes, rule.host).toEqual({
+          '/oauth': ['Prefix', 'quire-auth', 'http'],
+          '/.well-known': ['Prefix', 'quire-auth', 'http'],
+          '/': ['Prefix', 'quire-api', 'http'],
+        });
+      }
+    }
+  });
+
+  it('renders ServiceMonitor, PrometheusRule and NetworkPolicies only when enabled', () => {
+    const objects = get(name);
+    for (const kind of ['ServiceMonitor', 'PrometheusRule']) expect(ofKind(objects, kind), kind).toHaveLength(s.monitoring ? 1 : 0);
+    expect(ofKind(objects, 'NetworkPolicy')).toHaveLength(s.monitoring ? 3 : 0);
+  });
+
+  it('has a helm test pod that pings the api Service with the Quire image', () => {
+    const objects = get(name);
+    const pod = one(objects, 'Pod');
+    expect(pod.metadata.annotations?.['helm.sh/hook']).toBe('test');
+    const ctr = pod.spec.containers[0];
+    expect(ctr.image).toBe(container(one(objects, 'Deployment', 'quire-api')).image);
+    expect(ctr.args.slice(0, 3)).toEqual(['ping', '--url', 'http://quire-api:8000/api/method/ping']);
+    expect(ctr.args[3]).toBe('--host');
+    expect(ctr.args[4]).toBeTruthy();
+    expect(ctr.resources).toEqual(container(one(objects, 'Deployment', 'quire-api')).resources);
+  });
+});
+
+describe('specific values', () => {
+  it('maps existingSecret keys through secrets.keyMapping and makes no Secret', () => {
+    const objects = get('existingSecret with keyMapping');
+    expect(ofKind(objects, 'Secret')).toEqual([]);
+    for (const d of [...ofKind(objects, 'Deployment'), one(objects, 'Job')]) {
+      const refs = Object.fromEntries(container(d).env.flatMap((e: any) => (e.valueFrom ? [[e.name, e.valueFrom.secretKeyRef]] : [])));
+      expect(refs.DATABASE_URL).toEqual({ name: 'quire-db-app', key: 'pooler-uri' });
+      expect(refs.QUIRE_ENCRYPTION_KEY).toEqual({ name: 'quire-db-app', key: 'encryption-key' });
+      expect(refs.REDIS_URL).toEqual({ name: 'quire-db-app', key: 'REDIS_URL', optional: true });
+      expect(refs.DATABASE_DIRECT_URL).toEqual({ name: 'quire-db-app', key: 'DATABASE_DIRECT_URL', optional: true });
+    }
+  });
+
+  it('keeps the chart-made Secret on uninstall', () => {
+    const secret = one(get('values-minimal.yaml'), 'Secret', 'quire');
+    expect(secret.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    expect(Object.keys(secret.data!).sort()).toEqual(['DATABASE_URL', 'QUIRE_ENCRYPTION_KEY']);
+  });
+
+  it('hashes the plain Job name over the image and migrations values, stably', async () => {
+    const base = [...MINIMAL, '--set', 'migrations.useHelmHooks=false'];
+    const first = one(get('values-minimal.yaml, plain migration Job'), 'Job').metadata.name;
+    const [again, newImage, newDeadline] = await Promise.all([
+      chartCheck(base),
+      chartCheck([...base, '--set-string', 'image.tag=0.2.0']),
+      chartCheck([...base, '--set', 'migrations.activeDeadlineSeconds=1800']),
+    ]);
+    expect(one(again.objects, 'Job').metadata.name).toBe(first);
+    expect(one(newImage.objects, 'Job').metadata.name).not.toBe(first);
+    expect(one(newDeadline.objects, 'Job').metadata.name).not.toBe(first);
+  }, 60_000);
+
+  it('accepts a grace period above the least one', async () => {
+    const r = await chartCheck([...SECRETS, '--set', 'api.terminationGracePeriodSeconds=90']);
+    expect(r.status, r.output).toBe(0);
+    expect(one(r.objects, 'Deployment', 'quire-api').spec.template.spec.terminationGracePeriodSeconds).toBe(90);
+    expect(one(r.objects, 'Deployment', 'quire-auth').spec.template.spec.terminationGracePeriodSeconds).toBe(30);
+  }, 60_000);
+
+  it('serves the wildcard and custom domains, with TLS, and the production cert-manager Certificate for the wildcard', () => {
+    const everything = get('default values, everything on');
+    const ing = one(everything, 'Ingress');
+    expect(ing.spec.rules.map((r: any) => r.host)).toEqual(['*.quire.chart-test.invalid', 'erp.acme.invalid']);
+    expect(ing.spec.tls).toEqual([{ hosts: ['*.quire.chart-test.invalid'], secretName: 'quire-wildcard' }]);
+    expect(ofKind(everything, 'Certificate')).toEqual([]);
+
+    const production = get('values-production.yaml');
+    const prodIngress = one(production, 'Ingress');
+    const cert = one(production, 'Certificate');
+    expect(cert.spec.dnsNames).toEqual(['*.quire.example.com']);
+    expect(cert.spec.secretName).toBe(prodIngress.spec.tls[0].secretName);
+    // Named after its Secret, so cert-manager's ingress-shim leaves it alone.
+    expect(cert.metadata.name).toBe(cert.spec.secretName);
+    expect(cert.spec.issuerRef.name).toBeTruthy();
+    expect(ofKind(get('values-minimal.yaml'), 'Ingress')).toEqual([]);
+  });
+
+  it('mounts the files volume at QUIRE_FILES_DIR in api only, on an RWX claim in production', () => {
+    const production = get('values-production.yaml');
+    const filesDir = one(production, 'ConfigMap').data!.QUIRE_FILES_DIR;
+    const pvc = one(production, 'PersistentVolumeClaim');
+    expect(pvc.spec.accessModes).toEqual(['ReadWriteMany']);
+    for (const c of COMPONENTS) {
+      const pod = one(production, 'Deployment', deploymentName(c)).spec.template.spec;
+      const mount = pod.containers[0].volumeMounts.find((m: any) => m.mountPath === filesDir);
+      if (c === 'api') {
+        expect(mount).toBeDefined();
+        expect(pod.volumes.find((v: any) => v.name === mount.name).persistentVolumeClaim.claimName).toBe(pvc.metadata.name);
+      } else {
+        expect(mount).toBeUndefined();
+      }
+    }
+  });
+
+  it('scrapes the metrics port of all three Services', () => {
+    const objects = get('values-production.yaml');
+    const sm = one(objects, 'ServiceMonitor');
+    expect(sm.metadata.labels?.release).toBe('kube-prometheus-stack');
+    expect(sm.spec.endpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
+    const components = sm.spec.selector.matchExpressions[0].values;
+    const scraped = ofKind(objects, 'Service').filter(
+      (svc) => selects(sm.spec.selector.matchLabels, svc.metadata.labels) && components.includes(svc.metadata.labels?.['app.kubernetes.io/component']),
+    );
+    expect(scraped.map((svc) => svc.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-webhooks']);
+  });
+
+  it('has the alerts of the operations guide', () => {
+    const rule = one(get('values-production.yaml'), 'PrometheusRule');
+    const alerts = rule.spec.groups.flatMap((g: any) => g.rules.map((r: any) => r.alert));
+    expect(alerts.sort()).toEqual([
+      'QuireDbPoolWaiting',
+      'QuireHigh5xxRatio',
+      'QuireMigrationJobFailed',
+      'QuireP99Latency',
+      'QuirePodsNotReady',
+      'QuireWebhookBacklogAge',
+    ]);
+    const backlog = rule.spec.groups[0].rules.find((r: any) => r.alert === 'QuireWebhookBacklogAge');
+    expect(backlog.expr).toMatch(/^max\(quire_webhook_oldest_pending_age_seconds\{[^}]*\}\) > 300$/);
+  });
+
+  it('lets webhooks reach public addresses only, and api/auth only DNS, Postgres and Redis', () => {
+    const objects = get('values-production.yaml');
+    const webhooks = one(objects, 'NetworkPolicy', 'quire-webhooks');
+    const publicRule = webhooks.spec.egress.find((r: any) => r.to?.some((p: any) => p.ipBlock?.cidr === '0.0.0.0/0'));
+    expect(publicRule.to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
+    for (const c of ['api', 'auth']) {
+      const np = one(objects, 'NetworkPolicy', `quire-${c}`);
+      expect(np.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      const egressPorts = np.spec.egress.flatMap((r: any) => r.ports.map((p: any) => p.port)).sort((a: number, b: number) => a - b);
+      expect(egressPorts).toEqual([53, 53, 5432, 6379]);
+      expect(np.spec.egress.some((r: any) => r.to?.some((p: any) => p.ipBlock))).toBe(false);
+      expect(np.spec.ingress.map((r: any) => r.ports[0].port)).toEqual(['http', 'metrics']);
+    }
+  });
+});
+
+describe('metric names', () => {
+  const check = (where: string, expr: string, allowed: (n: string) => boolean): void => {
+    const names = metricNamesIn(expr);
+    expect(names.length, `${where}: ${expr}`).toBeGreaterThan(0);
+    for (const n of names) expect(allowed(n), `${where} uses ${n}, which the operations contract does not export`).toBe(true);
+  };
+
+  it('finds metric names in PromQL', () => {
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.99, sum by (le, route) (rate(http_request_duration_seconds_bucket{namespace="$namespace",x=~"a|b"}[$__rate_interval])))',
+      ),
+    ).toEqual(['http_request_duration_seconds_bucket']);
+    expect(metricNamesIn('a_total / on (pod) group_left b > bool 1 and c offset 5m')).toEqual(['a_total', 'b', 'c']);
+    expect(isQuireSeries('http_request_duration_seconds_count')).toBe(true);
+    expect(isQuireSeries('http_request_duration_seconds')).toBe(false);
+    expect(isQuireSeries('quire_webhook_backlog')).toBe(false);
+    expect(isQuireSeries('nodejs_heap_size_used_bytes')).toBe(true);
+  });
+
+  it('PrometheusRule exprs use only contract names (and kube-state-metrics for the two Kubernetes alerts)', () => {
+    const rule = one(get('values-production.yaml'), 'PrometheusRule');
+    const ksm: readonly string[] = KUBE_STATE_METRICS;
+    for (const r of rule.spec.groups.flatMap((g: any) => g.rules)) {
+      check(`alert ${r.alert}`, r.expr, (n) => isQuireSeries(n) || (['QuireMigrationJobFailed', 'QuirePodsNotReady'].includes(r.alert) && ksm.includes(n)));
+    }
+  });
+
+  it('the KEDA query uses only contract names', () => {
+    for (const scenario of ['values-production.yaml', 'default values, KEDA']) {
+      const so = one(get(scenario), 'ScaledObject');
+      check('ScaledObject', so.spec.triggers[0].metadata.query, isQuireSeries);
+    }
+  });
+
+  it('the Grafana dashboard uses only contract names and covers the operations panels', () => {
+    const dashboard = JSON.parse(fs.readFileSync(path.join(DEPLOY_DIR, 'grafana-dashboard.json'), 'utf8'));
+    const panels = dashboard.panels.filter((p: any) => p.type !== 'row');
+    const exprs: string[] = panels.flatMap((p: any) => p.targets.map((t: any) => t.expr));
+    expect(exprs.length).toBeGreaterThan(10);
+    for (const p of panels) for (const t of p.targets) check(`panel "${p.title}"`, t.expr, isQuireSeries);
+    for (const v of dashboard.templating.list)
+      if (v.type === 'query') check(`variable ${v.name}`, v.query.query.replace(/^label_values\(([^,]+),.*$/, '$1'), isQuireSeries);
+    const used = new Set(exprs.flatMap(metricNamesIn));
+    for (const wanted of [
+      'http_request_duration_seconds_count',
+      'http_request_duration_seconds_bucket',
+      'http_requests_in_flight',
+      'quire_db_pool_connections',
+      'quire_cache_requests_total',
+      'quire_webhook_outbox_pending',
+      'quire_webhook_oldest_pending_age_seconds',
+      'quire_webhook_deliveries_total',
+      'quire_oauth_tokens_issued_total',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
+      expect(used, wanted).toContain(wanted);
+    }
+  });
+});
