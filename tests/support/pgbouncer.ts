@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, waitForPort } from './ports';
 
 /**
  * Debian's PgBouncer in transaction pooling mode in front of the suite's Postgres, for the run that
@@ -15,14 +15,6 @@ export interface PgBouncer {
 }
 
 const BINARY = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export async function startPgBouncer(target: URL): Promise<PgBouncer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pgbouncer-'));
@@ -49,11 +41,7 @@ export async function startPgBouncer(target: URL): Promise<PgBouncer> {
   if (asRoot) fs.chownSync(dir, ...ids('postgres'));
   const [cmd, args] = asRoot ? ['runuser', ['-u', 'postgres', '--', BINARY, path.join(dir, 'pgbouncer.ini')]] : [BINARY, [path.join(dir, 'pgbouncer.ini')]];
   const child: ChildProcess = spawn(cmd, args, { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}); see ${dir}/pgbouncer.log`);
-    if (await canConnect(port)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitForPort(port, () => child.exitCode, `pgbouncer (see ${dir}/pgbouncer.log)`);
   return {
     port,
     stop: () =>
@@ -76,15 +64,4 @@ function ids(name: string): [number, number] {
   const [, , uid, gid] = (line ?? '').split(':');
   if (uid === undefined || gid === undefined) throw new Error(`no user ${name}`);
   return [Number(uid), Number(gid)];
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
