@@ -38,6 +38,7 @@ COPY --from=manifests /manifests/ ./
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts
 
 FROM node:${NODE_VERSION}-bookworm-slim
+ARG NODE_VERSION
 ARG VERSION=0.1.0
 ARG REVISION=unknown
 ARG CREATED=unknown
