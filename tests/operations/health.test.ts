@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { migrateRelease } from '@quire/tenancy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, spawnQuire, type Spawned } from '../support/process';
+import { quireJson, rawRequest, spawnQuire, type Spawned } from '../support/process';
 import { databaseUrl, startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -103,6 +103,16 @@ describe('health and readiness', () => {
     expect((await get(webhooks.opsPort, '/api/method/ping')).status).toBe(404); // nothing tenant-facing there
     expect(await auth.p.stop('SIGTERM')).toBe(0);
     expect(await webhooks.p.stop('SIGTERM')).toBe(0);
+  });
+
+  it("`quire ping` (the chart's helm test) passes against a tenant's host and fails otherwise", async () => {
+    const t = await server.tenant('ping');
+    const url = `http://127.0.0.1:${server.port}/api/method/ping`;
+    const ok = await quireJson(['ping', '--url', url, '--host', `${t.name}.localhost`], { DATABASE_URL: databaseUrl() });
+    expect(ok).toEqual({ code: 0, json: { url, status: 200, message: 'pong' } });
+    const unknown = await quireJson(['ping', '--url', url, '--host', 'nobody.localhost'], { DATABASE_URL: databaseUrl() });
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.error.message).toContain('answered 404');
   });
 
   it('a process that cannot bind a port it needs exits non-zero at once', async () => {
