@@ -10,6 +10,16 @@ export interface CommandResult {
 
 export class UsageError extends Error {}
 
+/** An error whose `--json` object carries more than the error: what the command had done (a migrate report). */
+export interface ReportingError {
+  readonly report: object;
+}
+
+function reportOf(e: unknown): object {
+  const report: unknown = typeof e === 'object' && e !== null && 'report' in e ? e.report : undefined;
+  return typeof report === 'object' && report !== null ? report : {};
+}
+
 export function print(result: CommandResult, json: boolean): void {
   process.stdout.write(json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
 }
@@ -17,7 +27,7 @@ export function print(result: CommandResult, json: boolean): void {
 export function printError(e: unknown, json: boolean): number {
   const message = e instanceof Error ? e.message : String(e);
   const excType = e instanceof FrappeError ? e.excType : e instanceof UsageError ? 'UsageError' : 'Error';
-  if (json) process.stdout.write(`${JSON.stringify({ error: { exc_type: excType, message } })}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ ...reportOf(e), error: { exc_type: excType, message } })}\n`);
   else process.stderr.write(`quire: ${message}\n`);
   return e instanceof UsageError ? 2 : 1;
 }

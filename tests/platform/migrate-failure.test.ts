@@ -42,6 +42,8 @@ describe('a tenant whose migration fails', () => {
     const { error } = errorJson(json);
     expect(error.exc_type).toBe('TenantMigrationError');
     expect(error.message).toContain('Tenant bravo failed to migrate');
+    // The report comes with it: what was done before the failure, and the failure.
+    expect(json.json).toMatchObject({ release, tenants: { alpha: { status: 'already at this release' } }, failed: { tenant: 'bravo' } });
 
     // Once the cause is fixed, the next run finishes the release.
     await fresh.db.query(`ALTER TABLE t_bravo."tabDocType_moved" RENAME TO "tabDocType"`);

@@ -1,12 +1,13 @@
 import { FrappeError } from '@quire/errors';
 import type { Runtime } from '@quire/runtime';
 import { migrateRelease, type MigrationReport, type TenantMigrationOutcome } from '@quire/tenancy';
-import type { CommandResult } from '../output';
+import type { CommandResult, ReportingError } from '../output';
 
 /** A tenant's migration failed: the run stopped there (exit 1, the tenant named in the message). */
-export class TenantMigrationError extends FrappeError {
+export class TenantMigrationError extends FrappeError implements ReportingError {
   static override readonly excType: string = 'TenantMigrationError';
 
+  /** Printed with --json beside the error: `release`, `platform`, `tenants` done, and `failed`. */
   constructor(readonly report: MigrationReport & { failed: NonNullable<MigrationReport['failed']> }) {
     const done = Object.keys(report.tenants).length;
     super(
