@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { insertDoc } from '@quire/documents';
 import { makePrincipal } from '@quire/permissions';
@@ -16,9 +17,26 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
 const database = 'quire_bench_metrics';
 
-async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number }> {
+/** CPU time (user + system) a process has used, in µs, from /proc (Linux): clock ticks of 10 ms. */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * Throughput is noisy on a shared 2-core machine (an A/A run of two identical servers differs by a
+ * few %); the server's own CPU time per request is the steadier measure of what metrics cost.
+ */
+async function load(url: string, headers: Record<string, string>, pid: number): Promise<{ rps: number; p99: number; errors: number; cpu_us_per_req: number }> {
+  const cpuBefore = cpuMicros(pid);
   const result = await autocannon({ url, connections, duration: seconds, headers });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  const cpu = cpuMicros(pid) - cpuBefore;
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    cpu_us_per_req: Math.round(cpu / result.requests.total),
+  };
 }
 
 const env = { DATABASE_URL: await recreateDatabase(database), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
@@ -35,8 +53,9 @@ const off = await start(['--import', 'tsx', 'bench/api-server.ts', 'off'], { ...
 try {
   const headers = { Authorization: `token ${tenant.api_key}:${tenant.api_secret}`, 'X-Frappe-Site-Name': 'bench' };
   const url = (port: number) => `http://127.0.0.1:${port}/api/resource/ToDo?limit=20`;
-  for (const side of [on, off]) await autocannon({ url: url(side.port), connections, duration: 2, headers });
-  const results: Array<{ round: number; side: string; rps: number; p99: number; errors: number }> = [];
+  // Warm both (JIT, prepared statements, caches) long enough that the first measured round is not still warming.
+  for (const side of [on, off]) await autocannon({ url: url(side.port), connections, duration: 6, headers });
+  const results: Array<{ round: number; side: string; rps: number; p99: number; errors: number; cpu_us_per_req: number }> = [];
   for (let round = 1; round <= rounds; round++) {
     // Each side goes first every other round, so drift on this shared machine falls on both.
     const order =
@@ -49,22 +68,24 @@ try {
             ['metrics on', on],
             ['metrics off', off],
           ] as const);
-    for (const [side, proc] of order) results.push({ round, side, ...(await load(url(proc.port), headers)) });
+    for (const [side, proc] of order) results.push({ round, side, ...(await load(url(proc.port), headers, proc.child.pid ?? 0)) });
   }
-  const avg = (side: string) => {
+  const avg = (side: string, key: 'rps' | 'cpu_us_per_req') => {
     const rows = results.filter((r) => r.side === side);
-    return rows.reduce((s, r) => s + r.rps, 0) / rows.length;
+    return rows.reduce((sum, r) => sum + r[key], 0) / rows.length;
   };
   console.table(results.map((r) => ({ ...r, rps: Math.round(r.rps) })));
-  const ratio = avg('metrics on') / avg('metrics off');
   console.log(
     JSON.stringify({
       connections,
       seconds,
       rounds,
-      off_rps: Math.round(avg('metrics off')),
-      on_rps: Math.round(avg('metrics on')),
-      ratio: Number(ratio.toFixed(3)),
+      off_rps: Math.round(avg('metrics off', 'rps')),
+      on_rps: Math.round(avg('metrics on', 'rps')),
+      rps_ratio: Number((avg('metrics on', 'rps') / avg('metrics off', 'rps')).toFixed(3)),
+      off_cpu_us_per_req: Math.round(avg('metrics off', 'cpu_us_per_req')),
+      on_cpu_us_per_req: Math.round(avg('metrics on', 'cpu_us_per_req')),
+      cpu_ratio: Number((avg('metrics on', 'cpu_us_per_req') / avg('metrics off', 'cpu_us_per_req')).toFixed(3)),
     }),
   );
 } finally {

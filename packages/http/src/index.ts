@@ -4,4 +4,4 @@ export { localsOf, requestId } from './request-state';
 export { listen, type Listening, type ListenOptions } from './listen';
 export { healthz, readyz, healthEndpoint, metricsEndpoint, operationsListener, type MetricsSource } from './operations';
 export { Readiness, type ReadinessCheck, type ReadinessReport, type ReadinessOptions } from './readiness';
-export { serviceOperations, type ServiceOperations } from './service-operations';
+export { withOperations, type ServiceOperations } from './service-operations';

@@ -35,7 +35,7 @@ export async function listen(handler: http.RequestListener, options: ListenOptio
     if (draining) res.setHeader('Connection', 'close');
     else {
       unanswered.add(res);
-      res.once('close', () => unanswered.delete(res));
+      res.on('close', () => unanswered.delete(res)); // emitted once; `on` spares once()'s wrapper
     }
     handler(req, res);
   });

@@ -48,8 +48,10 @@ export function metricsEndpoint(source: MetricsSource): RequestListener {
  * `undefined` for any other path, so the caller routes it on.
  */
 export function healthEndpoint(req: IncomingMessage, readiness: Readiness): RequestListener | undefined {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
-  const path = (req.url ?? '/').split('?', 1)[0];
+  const url = req.url ?? '/';
+  // Cheap refusal first: this runs before every request of a service.
+  if (!(url.startsWith('/healthz') || url.startsWith('/readyz')) || (req.method !== 'GET' && req.method !== 'HEAD')) return undefined;
+  const path = url.split('?', 1)[0];
   if (path === '/healthz') return healthz;
   if (path === '/readyz') return readyz(readiness);
   return undefined;

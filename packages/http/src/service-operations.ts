@@ -1,5 +1,5 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ProcessMetrics, RouteTable } from '@quire/metrics';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { healthEndpoint } from './operations';
 import type { Readiness } from './readiness';
 
@@ -10,17 +10,21 @@ export interface ServiceOperations {
 }
 
 /**
- * The first middleware of a service's main port: /healthz and /readyz for any Host (before tenant
- * resolution, so probes need no tenant), then the request timing labelled by `routes`.
+ * A service's main-port listener with its operations in front: /healthz and /readyz for any Host
+ * (before tenant resolution, so probes need no tenant), then every other request timed and labelled
+ * by `routes`. It wraps the service's listener (an express app) rather than being one of its
+ * middlewares: a router layer per request cost more than the timing itself (bench:metrics).
  */
-export function serviceOperations(ops: ServiceOperations, routes: RouteTable, tenantOf?: (res: Response) => string | undefined): RequestHandler {
-  const observe = ops.metrics.observeRequests<Response>(routes, tenantOf);
-  return (req: Request, res: Response, next: NextFunction) => {
+export function withOperations(
+  ops: ServiceOperations,
+  routes: RouteTable,
+  listener: RequestListener,
+  tenantOf?: (res: ServerResponse) => string | undefined,
+): RequestListener {
+  const observe = ops.metrics.observeRequests(routes, tenantOf);
+  return (req: IncomingMessage, res: ServerResponse) => {
     const health = healthEndpoint(req, ops.readiness);
-    if (health) {
-      health(req, res);
-      return;
-    }
-    observe(req, res, next);
+    if (health) health(req, res);
+    else observe(req, res, () => listener(req, res));
   };
 }

@@ -36,7 +36,8 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 export class ProcessMetrics {
   readonly registry = new Registry();
   private readonly duration: Histogram<RequestLabels>;
-  private readonly inFlight: Gauge;
+  /** Requests being served: a plain count, read into the gauge at scrape time (no metric call per request). */
+  private inFlightNow = 0;
   private readonly tenantRequests: Counter<'tenant'> | undefined;
   private readonly ready: Gauge;
   /** Histogram children by `method route status`: observing through a child skips hashing labels. */
@@ -52,7 +53,15 @@ export class ProcessMetrics {
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.inFlight = new Gauge({ name: 'http_requests_in_flight', help: 'HTTP requests being served now', registers });
+    const inFlight = (): number => this.inFlightNow;
+    new Gauge({
+      name: 'http_requests_in_flight',
+      help: 'HTTP requests being served now',
+      registers,
+      collect() {
+        this.set(inFlight());
+      },
+    });
     this.ready = new Gauge({ name: 'quire_ready', help: 'Whether the last readiness evaluation said ready (1) or not (0)', registers });
     if (options.tenantLabel) {
       this.tenantRequests = new Counter({ name: 'quire_tenant_requests_total', help: 'HTTP requests by tenant', labelNames: ['tenant'], registers });
@@ -71,9 +80,10 @@ export class ProcessMetrics {
       const start = performance.now();
       // Read now: routers rewrite req.url to the part below their mount point.
       const url = req.url ?? '/';
-      this.inFlight.inc();
-      res.once('close', () => {
-        this.inFlight.dec();
+      this.inFlightNow++;
+      // 'close' comes once, after the response ended or the connection went away; `on` spares once()'s wrapper.
+      res.on('close', () => {
+        this.inFlightNow--;
         const method = req.method && METHODS.has(req.method) ? req.method : 'other';
         this.child(method, routes.label(url), res.statusCode).observe((performance.now() - start) / 1000);
         if (this.tenantRequests && tenantOf) {

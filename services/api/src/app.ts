@@ -1,7 +1,6 @@
 import { DoesNotExistError } from '@quire/errors';
 import type { Platform } from '@quire/tenancy';
-import { requestId, serviceOperations, type ServiceOperations } from '@quire/http';
-import { RouteTable } from '@quire/metrics';
+import { requestId } from '@quire/http';
 import express, { type Express, type RequestHandler } from 'express';
 import './http/locals';
 import type { Logger } from 'pino';
@@ -27,10 +26,6 @@ export interface ApiAppOptions {
    * oauth2 paths when every service runs in one process); they resolve the tenant themselves.
    */
   before?: RequestHandler[];
-  /** Health endpoints and request metrics (the runtime's); without them the app serves only the API. */
-  ops?: ServiceOperations;
-  /** Route templates of the `before` routers, for the request metrics' `route` label. */
-  beforeRoutes?: readonly string[];
 }
 
 /** The API's routes as templates: the `route` label of its request metrics (never a document name). */
@@ -50,7 +45,7 @@ export const API_ROUTES: readonly string[] = [
  * The API service's express app: request id -> tenant -> body -> caller -> route, and one error
  * handler that renders Frappe's envelope. Routes are generic; none exists per DocType.
  */
-export function createApiApp({ platform, config, logger, before = [], ops, beforeRoutes = [] }: ApiAppOptions): Express {
+export function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -58,7 +53,6 @@ export function createApiApp({ platform, config, logger, before = [], ops, befor
 
   const settings = { maxPageLength: config.maxPageLength, sessionExpirySeconds: platform.sessionExpirySeconds, maxFileSize: config.maxFileSize };
   const methods = { platform, settings };
-  if (ops) app.use(serviceOperations(ops, new RouteTable([...beforeRoutes, ...API_ROUTES]), (res) => (res.locals as Partial<Express.Locals>).tenant?.name));
   app.use(requestId);
   for (const handler of before) app.use(handler);
   app.use(resolveTenant(platform));

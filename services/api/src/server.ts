@@ -1,8 +1,10 @@
-import { listen, type Listening, type ServiceOperations } from '@quire/http';
+import { listen, withOperations, type Listening, type ServiceOperations } from '@quire/http';
+import { RouteTable } from '@quire/metrics';
 import type { Platform } from '@quire/tenancy';
-import type { RequestHandler } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { createApiApp } from './app';
+import { API_ROUTES, createApiApp } from './app';
 import type { ApiConfig } from './config';
 
 export type RunningServer = Listening;
@@ -27,8 +29,13 @@ export function startApiServer(
     config: { ...config, production: config.platform.production, trustProxy: config.platform.trustProxy },
     logger,
     before: before.handlers,
-    beforeRoutes: before.routes,
-    ...(ops ? { ops } : {}),
   });
-  return listen(app, { port: config.port, host: config.host });
+  // Health and request metrics in front of the app (the runtime's); without them it serves only the API.
+  const tenantOf = (res: ServerResponse): string | undefined => {
+    // Express gives the response its locals; a request refused before tenant resolution has no tenant.
+    const locals = (res as Partial<Response>).locals as Partial<Express.Locals> | undefined;
+    return locals?.tenant?.name;
+  };
+  const listener = ops ? withOperations(ops, new RouteTable([...before.routes, ...API_ROUTES]), app, tenantOf) : app;
+  return listen(listener, { port: config.port, host: config.host });
 }

@@ -1,4 +1,4 @@
-import { listen, serviceOperations, type ServiceOperations } from '@quire/http';
+import { listen, withOperations, type ServiceOperations } from '@quire/http';
 import { RouteTable } from '@quire/metrics';
 import { activeGrantCount, purgeExpiredModels } from '@quire/oauth';
 import type { Platform } from '@quire/tenancy';
@@ -95,7 +95,6 @@ export async function startAuthService(platform: Platform, config: AuthConfig, l
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.platform.trustProxy);
-  app.use(serviceOperations(ops, new RouteTable(AUTH_ROUTES)));
   app.use(mount.router);
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', error_description: 'Not an endpoint of the auth service' });
@@ -104,7 +103,7 @@ export async function startAuthService(platform: Platform, config: AuthConfig, l
     logger.error({ err }, 'auth service error');
     if (!res.headersSent) res.status(500).json({ error: 'server_error', error_description: 'An unexpected error occurred' });
   });
-  const server = await listen(app, { port: config.port });
+  const server = await listen(withOperations(ops, new RouteTable(AUTH_ROUTES), app), { port: config.port });
   return {
     port: server.port,
     metrics: mount.metrics,
