@@ -1,18 +1,17 @@
 import { loadApps } from '@quire/apps';
 import { frappeApp } from '@quire/frappe';
 import { releaseOf, releaseStatus } from '@quire/tenancy';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   blockTenant,
   eventually,
-  freshDatabase,
+  freshDatabasePerTest,
   migrateJson,
   startQuire,
   statuses,
   tenantsAtRelease,
   tenantsFromPreviousRelease,
   waitingLocks,
-  type FreshDatabase,
 } from './migrate-support';
 
 /**
@@ -22,16 +21,11 @@ import {
  */
 
 const TENANTS = ['alpha', 'bravo', 'charlie'];
-let fresh: FreshDatabase | undefined;
-
-afterEach(async () => {
-  await fresh?.drop();
-  fresh = undefined;
-});
+const databases = freshDatabasePerTest();
 
 describe('concurrent quire migrate', () => {
   it('the second run waits for the first, then has nothing to do; the release is complete', { timeout: 120_000 }, async () => {
-    fresh = await freshDatabase();
+    const fresh = await databases.create();
     await tenantsFromPreviousRelease(fresh, TENANTS);
     const release = releaseOf(await loadApps([frappeApp]));
     expect(await releaseStatus(fresh.db, release)).toEqual({ platformReady: true, releaseComplete: false, pendingTenants: 3 });
@@ -42,7 +36,7 @@ describe('concurrent quire migrate', () => {
     const runs = [startQuire(['migrate', '--json'], fresh.url), startQuire(['migrate', '--json'], fresh.url)];
     try {
       await eventually(async () => {
-        const waiting = await waitingLocks(fresh!);
+        const waiting = await waitingLocks(fresh);
         return waiting.includes('relation') && waiting.includes('advisory');
       }, 'one run blocked at tenant alpha and the other waiting for the migrate lock');
       expect(await tenantsAtRelease(fresh, release)).toEqual([]);

@@ -1,8 +1,8 @@
 import { loadApps } from '@quire/apps';
 import { frappeApp } from '@quire/frappe';
 import { releaseOf, releaseStatus } from '@quire/tenancy';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { errorJson, freshDatabase, migrateJson, runQuire, statuses, tenantsAtRelease, tenantsFromPreviousRelease, type FreshDatabase } from './migrate-support';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { errorJson, freshDatabasePerTest, migrateJson, runQuire, statuses, tenantsAtRelease, tenantsFromPreviousRelease } from './migrate-support';
 
 /**
  * One tenant's failure stops `quire migrate` (the Job fails, naming the tenant); the tenants
@@ -11,19 +11,15 @@ import { errorJson, freshDatabase, migrateJson, runQuire, statuses, tenantsAtRel
 
 const TENANTS = ['alpha', 'bravo', 'charlie'];
 let release: string;
-let fresh: FreshDatabase | undefined;
+const databases = freshDatabasePerTest();
 
 beforeAll(async () => {
   release = releaseOf(await loadApps([frappeApp]));
 });
-afterEach(async () => {
-  await fresh?.drop();
-  fresh = undefined;
-});
 
 describe('a tenant whose migration fails', () => {
   it('stops the run with exit 1 naming the tenant; the tenants before it stay recorded', { timeout: 120_000 }, async () => {
-    fresh = await freshDatabase();
+    const fresh = await databases.create();
     await tenantsFromPreviousRelease(fresh, TENANTS);
     // A schema the migration cannot work with: the table of its DocTypes is gone.
     await fresh.db.query(`ALTER TABLE t_bravo."tabDocType" RENAME TO "tabDocType_moved"`);

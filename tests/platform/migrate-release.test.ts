@@ -5,9 +5,9 @@ import { loadApps } from '@quire/apps';
 import { PgliteDatabase, runMigrations } from '@quire/db';
 import { frappeApp } from '@quire/frappe';
 import { PLATFORM_SCHEMA, platformMigrations, platformSchemaReady, releaseOf, releaseStatus } from '@quire/tenancy';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnQuire } from '../support/process';
-import { freshDatabase, migrateJson, runQuire, statuses, type FreshDatabase, type QuireRun } from './migrate-support';
+import { freshDatabasePerTest, migrateJson, runQuire, statuses, type QuireRun } from './migrate-support';
 
 /**
  * The release fingerprint and the readiness question built on it: is the platform schema at this
@@ -16,14 +16,10 @@ import { freshDatabase, migrateJson, runQuire, statuses, type FreshDatabase, typ
 
 const LAB_APP = path.resolve(import.meta.dirname, '../fixtures/apps/lab_app');
 let release: string;
-let fresh: FreshDatabase | undefined;
+const databases = freshDatabasePerTest();
 
 beforeAll(async () => {
   release = releaseOf(await loadApps([frappeApp]));
-});
-afterEach(async () => {
-  await fresh?.drop();
-  fresh = undefined;
 });
 
 describe('releaseOf', () => {
@@ -36,7 +32,7 @@ describe('releaseOf', () => {
 
 describe('releaseStatus', () => {
   it('moves from no schema, to a previous release, to complete, and back to pending', { timeout: 120_000 }, async () => {
-    fresh = await freshDatabase();
+    const fresh = await databases.create();
     const { db } = fresh;
 
     // Nothing at all yet: not ready, and no error.

@@ -1,11 +1,11 @@
 import { loadApps } from '@quire/apps';
 import { frappeApp } from '@quire/frappe';
 import { releaseOf, releaseStatus } from '@quire/tenancy';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   blockTenant,
   eventually,
-  freshDatabase,
+  freshDatabasePerTest,
   migrateJson,
   runQuire,
   startQuire,
@@ -13,7 +13,6 @@ import {
   tenantsAtRelease,
   tenantsFromPreviousRelease,
   waitingLocks,
-  type FreshDatabase,
 } from './migrate-support';
 
 /**
@@ -23,19 +22,15 @@ import {
 
 const TENANTS = ['alpha', 'bravo', 'charlie'];
 let release: string;
-let fresh: FreshDatabase | undefined;
+const databases = freshDatabasePerTest();
 
 beforeAll(async () => {
   release = releaseOf(await loadApps([frappeApp]));
 });
-afterEach(async () => {
-  await fresh?.drop();
-  fresh = undefined;
-});
 
 describe('a killed quire migrate', () => {
   it('keeps the tenants it finished; the next run migrates only the rest', { timeout: 120_000 }, async () => {
-    fresh = await freshDatabase();
+    const fresh = await databases.create();
     await tenantsFromPreviousRelease(fresh, TENANTS);
 
     // Held at bravo by the test's lock, so exactly alpha is done when the process is killed.
@@ -43,7 +38,7 @@ describe('a killed quire migrate', () => {
     const run = startQuire(['migrate'], fresh.url);
     try {
       await run.process.waitFor(/^alpha: migrated \(ToDo\)$/m);
-      await eventually(async () => (await waitingLocks(fresh!)).includes('relation'), 'the run to wait at tenant bravo');
+      await eventually(async () => (await waitingLocks(fresh)).includes('relation'), 'the run to wait at tenant bravo');
       expect(await run.process.stop('SIGKILL')).toBeNull();
     } finally {
       await blocker.release();

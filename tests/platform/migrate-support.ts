@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PgDatabase } from '@quire/db';
 import type { MigrationReport, TenantMigrationStatus } from '@quire/tenancy';
 import pg from 'pg';
+import { afterEach } from 'vitest';
 import { spawnQuire, type Spawned } from '../support/process';
 import { databaseUrl } from '../support/server';
 
@@ -33,6 +34,21 @@ async function onServer<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   } finally {
     await client.end();
   }
+}
+
+/** One fresh database per test, dropped after it: `const databases = freshDatabasePerTest()`, then `await databases.create()` in a test. */
+export function freshDatabasePerTest(): { create(): Promise<FreshDatabase> } {
+  let current: FreshDatabase | undefined;
+  afterEach(async () => {
+    await current?.drop();
+    current = undefined;
+  });
+  return {
+    async create() {
+      current = await freshDatabase();
+      return current;
+    },
+  };
 }
 
 export async function freshDatabase(): Promise<FreshDatabase> {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, waitForPort } from './ports';
+import { freePort, stopChild, waitForPort } from './ports';
 
 /**
  * Debian's HAProxy as the load balancer in front of API processes, health-checking each one's
@@ -56,14 +56,6 @@ export async function startHaProxy(backends: readonly Backend[], options: { chec
   await waitForPort(port, () => child.exitCode, `haproxy with config:\n${config}\n`);
   return {
     port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) {
-          resolve();
-          return;
-        }
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
 }

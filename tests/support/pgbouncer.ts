@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, waitForPort } from './ports';
+import { freePort, stopChild, waitForPort } from './ports';
 
 /**
  * Debian's PgBouncer in transaction pooling mode in front of the suite's Postgres, for the run that
@@ -44,15 +44,7 @@ export async function startPgBouncer(target: URL): Promise<PgBouncer> {
   await waitForPort(port, () => child.exitCode, `pgbouncer (see ${dir}/pgbouncer.log)`);
   return {
     port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) {
-          resolve();
-          return;
-        }
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
 /** A port free on 127.0.0.1 right now (for a child process that must be told its port). */
@@ -29,4 +30,16 @@ export async function waitForPort(port: number, exited: () => number | null, wha
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${what} did not listen on ${port}`);
+}
+
+/** SIGTERM to a helper server (HAProxy, PgBouncer), resolved when it has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null) {
+      resolve();
+      return;
+    }
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
 }

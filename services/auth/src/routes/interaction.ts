@@ -106,16 +106,23 @@ export function interactionRouter(ctx: AuthContext): Router {
     page(res, 200, consentPage({ action: `${action}/consent`, csrf: issueCsrfToken(req, res), appName, user: accountId, scopes }));
   }
 
-  async function login(req: Request, res: Response): Promise<void> {
-    const d = await details(req, res, 'login');
+  /** A posted login or consent: its interaction, or undefined once an expired or forged post has been answered. */
+  async function postedStep(req: Request, res: Response, prompt: 'login' | 'consent'): Promise<Details | undefined> {
+    const d = await details(req, res, prompt);
     if (!d) {
       page(res, 400, errorPage('invalid_request', EXPIRED));
-      return;
+      return undefined;
     }
     if (!csrfValid(req)) {
       page(res, 403, errorPage('invalid_request', FORGED));
-      return;
+      return undefined;
     }
+    return d;
+  }
+
+  async function login(req: Request, res: Response): Promise<void> {
+    const d = await postedStep(req, res, 'login');
+    if (!d) return;
     const { provider, tenant } = res.locals;
     const store = storeOf(tenant);
     const clientId = String(d.params.client_id);
@@ -157,15 +164,8 @@ export function interactionRouter(ctx: AuthContext): Router {
   }
 
   async function consent(req: Request, res: Response): Promise<void> {
-    const d = await details(req, res, 'consent');
-    if (!d) {
-      page(res, 400, errorPage('invalid_request', EXPIRED));
-      return;
-    }
-    if (!csrfValid(req)) {
-      page(res, 403, errorPage('invalid_request', FORGED));
-      return;
-    }
+    const d = await postedStep(req, res, 'consent');
+    if (!d) return;
     if (formOf(req).decision !== 'allow') {
       metrics.refused('access_denied');
       await res.locals.provider.interactionFinished(
