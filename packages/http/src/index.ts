@@ -2,6 +2,6 @@ export { requestCookies, setCookie, clearCookie, type CookieOptions } from './co
 export { parseBasicCredentials, authorizationOf, type BasicCredentials } from './basic';
 export { localsOf, requestId } from './request-state';
 export { listen, type Listening, type ListenOptions } from './listen';
-export { healthz, readyz, healthEndpoint, metricsEndpoint, operationsListener, type MetricsSource } from './operations';
+export { healthEndpoint, operationsListener, type MetricsSource } from './operations';
 export { Readiness, type ReadinessCheck, type ReadinessReport, type ReadinessOptions } from './readiness';
 export { withOperations, type ServiceOperations } from './service-operations';

@@ -7,18 +7,25 @@ export interface MetricsSource {
   metrics(): Promise<string>;
 }
 
+/** The path of a request, without its query. */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
   res.end(JSON.stringify(body));
 }
 
 /** GET /healthz: 200 while the process's event loop runs; it never looks at the database. */
-export function healthz(_req: IncomingMessage, res: ServerResponse): void {
+function healthz(_req: IncomingMessage, res: ServerResponse): void {
   json(res, 200, { status: 'ok' });
 }
 
 /** GET /readyz: 200 when the process can do its job, else 503 naming the failing checks. */
-export function readyz(readiness: Readiness): RequestListener {
+function readyz(readiness: Readiness): RequestListener {
   return (_req, res) => {
     readiness.evaluate().then(
       (report) => json(res, report.ready ? 200 : 503, { status: report.ready ? 'ready' : 'unready', checks: report.checks }),
@@ -28,7 +35,7 @@ export function readyz(readiness: Readiness): RequestListener {
 }
 
 /** GET /metrics in Prometheus' text format. */
-export function metricsEndpoint(source: MetricsSource): RequestListener {
+function metricsEndpoint(source: MetricsSource): RequestListener {
   return (_req, res) => {
     source.metrics().then(
       (text) => {
@@ -51,7 +58,7 @@ export function healthEndpoint(req: IncomingMessage, readiness: Readiness): Requ
   const url = req.url ?? '/';
   // Cheap refusal first: this runs before every request of a service.
   if (!(url.startsWith('/healthz') || url.startsWith('/readyz')) || (req.method !== 'GET' && req.method !== 'HEAD')) return undefined;
-  const path = url.split('?', 1)[0];
+  const path = pathOf(req);
   if (path === '/healthz') return healthz;
   if (path === '/readyz') return readyz(readiness);
   return undefined;
@@ -63,7 +70,7 @@ export function operationsListener(source: MetricsSource, readiness: Readiness):
   return (req, res) => {
     const health = healthEndpoint(req, readiness);
     if (health) health(req, res);
-    else if (req.method === 'GET' && (req.url ?? '/').split('?', 1)[0] === '/metrics') metrics(req, res);
+    else if (req.method === 'GET' && pathOf(req) === '/metrics') metrics(req, res);
     else {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       res.end('not found\n');

@@ -41,10 +41,6 @@ export class Readiness {
     this.last = undefined;
   }
 
-  get shuttingDown(): boolean {
-    return this.stopping;
-  }
-
   /** From now on every evaluation says "shutting down". */
   markShuttingDown(): void {
     this.stopping = true;
@@ -82,8 +78,9 @@ export class Readiness {
     });
     try {
       return await Promise.race([check(), timeout]);
-    } catch (e) {
-      return e instanceof Error ? e.message : 'failed';
+    } catch {
+      // Served to anyone who asks on a main port: never a driver's message (addresses, SQL).
+      return 'failed';
     } finally {
       clearTimeout(timer);
     }

@@ -40,8 +40,6 @@ export class ProcessMetrics {
   private inFlightNow = 0;
   private readonly tenantRequests: Counter<'tenant'> | undefined;
   private readonly ready: Gauge;
-  /** Histogram children by `method route status`: observing through a child skips hashing labels. */
-  private readonly children = new Map<string, { observe(value: number): void }>();
 
   constructor(options: ProcessMetricsOptions = {}) {
     const registers = [this.registry];
@@ -85,7 +83,7 @@ export class ProcessMetrics {
       res.on('close', () => {
         this.inFlightNow--;
         const method = req.method && METHODS.has(req.method) ? req.method : 'other';
-        this.child(method, routes.label(url), res.statusCode).observe((performance.now() - start) / 1000);
+        this.duration.observe({ method, route: routes.label(url), status_code: res.statusCode }, (performance.now() - start) / 1000);
         if (this.tenantRequests && tenantOf) {
           const tenant = tenantOf(res);
           if (tenant) this.tenantRequests.inc({ tenant });
@@ -93,16 +91,6 @@ export class ProcessMetrics {
       });
       next();
     };
-  }
-
-  private child(method: string, route: string, status: number): { observe(value: number): void } {
-    const key = `${method} ${route} ${status}`;
-    let child = this.children.get(key);
-    if (!child) {
-      child = this.duration.labels({ method, route, status_code: String(status) });
-      this.children.set(key, child);
-    }
-    return child;
   }
 
   /** `quire_ready`, set from each readiness evaluation. */
