@@ -10,11 +10,7 @@ export interface CommandResult {
 
 export class UsageError extends Error {}
 
-/** An error whose `--json` object carries more than the error: what the command had done (a migrate report). */
-export interface ReportingError {
-  readonly report: object;
-}
-
+/** What an error's `--json` object carries besides the error: its `report` (what the command had done, e.g. TenantMigrationError's). */
 function reportOf(e: unknown): object {
   const report: unknown = typeof e === 'object' && e !== null && 'report' in e ? e.report : undefined;
   return typeof report === 'object' && report !== null ? report : {};

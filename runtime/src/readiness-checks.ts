@@ -12,10 +12,9 @@ export interface ReadinessDependencies {
 
 /**
  * The checks behind /readyz: the database answers, its schema is at this build's version, Redis
- * answers when the process needs it. Reasons are short and generic (they are served to anyone who
- * asks on the main port); details go to the log of whoever looks into it.
+ * answers when the process needs it. Reasons are short and generic: they are served to anyone who
+ * asks on the main port. Returns what closes the checks' own connections.
  */
-/** Returns what closes the checks' own connections. */
 export function addReadinessChecks(readiness: Readiness, db: Database, deps: ReadinessDependencies): () => Promise<void> {
   readiness.add('database', async () => {
     try {

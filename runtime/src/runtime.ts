@@ -8,7 +8,7 @@ import { LocalDiskStore } from '@quire/files';
 import { frappeApp } from '@quire/frappe';
 import { listen, operationsListener, Readiness, type Listening, type ServiceOperations } from '@quire/http';
 import { ProcessMetrics } from '@quire/metrics';
-import { loadSecretBox, migrateRelease, Platform, platformSchemaReady, releaseOf } from '@quire/tenancy';
+import { loadSecretBox, migrateRelease, Platform, platformSchemaReady, releaseOf, TenantMigrationError } from '@quire/tenancy';
 import { QueueProducer } from '@quire/webhooks';
 import type { WebhooksService } from '@quire/webhooks-service';
 import pino, { type Logger } from 'pino';
@@ -109,7 +109,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     closers.push(() => platform.close());
     if (options.migrate === 'release') {
       const report = await migrateRelease(platform);
-      if (report.failed) throw new Error(`Tenant ${report.failed.tenant} failed to migrate: ${report.failed.error}`);
+      if (report.failed) throw new TenantMigrationError({ ...report, failed: report.failed });
     }
     closers.push(wakeQueueOnCommit(platform, config));
     let ops: ServiceOperations | undefined;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quireJson, rawRequest, spawnQuire, type Spawned } from '../support/process';
 import { databaseUrl, startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { until } from '../support/until';
 
 /**
  * Every serving process answers /healthz (the event loop runs) and /readyz (it can do its job) on
@@ -42,15 +43,6 @@ async function serve(service: 'api' | 'auth' | 'webhooks', env: Record<string, s
 
 const get = (port: number, path: string, host = 'no-such-tenant.example') => rawRequest({ port, path, host });
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() - started > ms) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('health and readiness', () => {
   it('the api answers /healthz and /readyz on its main port for any Host and on the operations port; /readyz follows the database', async () => {
     const target = new URL(databaseUrl());
@@ -73,6 +65,7 @@ describe('health and readiness', () => {
       const down = await until(
         () => get(api.opsPort, '/readyz'),
         (r) => r.status === 503,
+        15_000,
       );
       expect(down.status).toBe(503);
       expect(down.body).toMatchObject({ status: 'unready', checks: { database: 'unreachable' } });
@@ -83,6 +76,7 @@ describe('health and readiness', () => {
       const up = await until(
         () => get(api.opsPort, '/readyz'),
         (r) => r.status === 200,
+        15_000,
       );
       expect(up.body).toEqual({ status: 'ready', checks: { database: 'ok', schema: 'ok' } });
       expect(await api.p.stop('SIGTERM')).toBe(0);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { until } from '../support/until';
 
 /**
  * Webhooks end to end in the `npm start` mode (in-process delivery from the outbox): a real local
@@ -48,16 +49,6 @@ async function logs(t: TestTenant, hook: string): Promise<Array<Record<string, u
   });
   expect(res.status).toBe(200);
   return res.body.data;
-}
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() - started > ms) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('the Webhook DocType', () => {

@@ -1,21 +1,6 @@
-import { FrappeError } from '@quire/errors';
 import type { Runtime } from '@quire/runtime';
-import { migrateRelease, type MigrationReport, type TenantMigrationOutcome } from '@quire/tenancy';
-import type { CommandResult, ReportingError } from '../output';
-
-/** A tenant's migration failed: the run stopped there (exit 1, the tenant named in the message). */
-export class TenantMigrationError extends FrappeError implements ReportingError {
-  static override readonly excType: string = 'TenantMigrationError';
-
-  /** Printed with --json beside the error: `release`, `platform`, `tenants` done, and `failed`. */
-  constructor(readonly report: MigrationReport & { failed: NonNullable<MigrationReport['failed']> }) {
-    const done = Object.keys(report.tenants).length;
-    super(
-      `Tenant ${report.failed.tenant} failed to migrate to release ${report.release}: ${report.failed.error}. ` +
-        `${done} tenant(s) before it are at this release and stay so; fix the cause and run quire migrate again to do the rest.`,
-    );
-  }
-}
+import { migrateRelease, TenantMigrationError, type TenantMigrationOutcome } from '@quire/tenancy';
+import type { CommandResult } from '../output';
 
 export interface MigrateFlags {
   /** With --json nothing is printed until the one JSON object at the end. */

@@ -63,6 +63,4 @@ export interface PoolStats {
   idle: number;
   /** Callers waiting for a connection. */
   waiting: number;
-  /** The pool's size limit. */
-  max: number;
 }

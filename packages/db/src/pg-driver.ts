@@ -76,7 +76,7 @@ export class PgDatabase implements Database {
   }
 
   poolStats(): PoolStats {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.options.poolSize ?? 10 };
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   query<R>(text: string, values: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<R>> {

@@ -9,6 +9,7 @@ export { loadSecretBox } from './secrets';
 export { releaseOf, releaseStatus, platformSchemaReady, recordTenantRelease, type ReleaseStatus } from './release';
 export {
   migrateRelease,
+  TenantMigrationError,
   MIGRATE_LOCK,
   type MigrateReleaseOptions,
   type MigrationReport,

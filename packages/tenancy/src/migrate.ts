@@ -1,4 +1,5 @@
 import { withAdvisoryLock, type Database } from '@quire/db';
+import { FrappeError } from '@quire/errors';
 import { migrateTenant, type InstallServices } from './install';
 import { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
@@ -139,4 +140,18 @@ function migrateOneTenant(target: MigrationTarget, name: string, release: string
     await recordTenantRelease(tx, name, release);
     return { status: changed.length > 0 ? 'migrated' : 'up to date', changes: changed };
   });
+}
+
+/** A tenant's migration failed: the run stopped there (exit 1, the tenant named in the message). */
+export class TenantMigrationError extends FrappeError {
+  static override readonly excType: string = 'TenantMigrationError';
+
+  /** The run's report (`quire migrate --json` prints it beside the error): `release`, `platform`, `tenants` done, and `failed`. */
+  constructor(readonly report: MigrationReport & { failed: NonNullable<MigrationReport['failed']> }) {
+    const done = Object.keys(report.tenants).length;
+    super(
+      `Tenant ${report.failed.tenant} failed to migrate to release ${report.release}: ${report.failed.error}. ` +
+        `${done} tenant(s) before it are at this release and stay so; fix the cause and run quire migrate again to do the rest.`,
+    );
+  }
 }
