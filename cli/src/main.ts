@@ -36,7 +36,10 @@ function program(json: boolean): Command {
     .description('a new tenant with its schema and an Administrator API key')
     .option('--domain <host>', 'a custom domain (repeatable)', collect, [])
     .option('--admin-password <password>', "the Administrator's login password")
-    .action((name: string, o: { domain: string[]; adminPassword?: string }) => runCommand(quire, (rt) => tenantCreate(rt, name, o.domain, o.adminPassword)));
+    .option('--admin-email <email>', "the Administrator's email (default admin@example.com)")
+    .action((name: string, o: { domain: string[]; adminPassword?: string; adminEmail?: string }) =>
+      runCommand(quire, (rt) => tenantCreate(rt, name, { domains: o.domain, adminPassword: o.adminPassword, adminEmail: o.adminEmail })),
+    );
   tenant
     .command('list')
     .description('every tenant with its hosts')
@@ -48,9 +51,10 @@ function program(json: boolean): Command {
     .action((name: string, o: { yes: boolean }) => runCommand(quire, (rt) => tenantDrop(rt, name, o.yes)));
   tenant
     .command('set <name>')
-    .description("change a tenant's settings")
-    .requiredOption('--allow-cors <origin>', 'an origin allowed with credentials (* for any, "" for none; repeatable)', collect)
-    .action((name: string, o: { allowCors: string[] }) => runCommand(quire, (rt) => tenantSet(rt, name, o.allowCors)));
+    .description("change a tenant's settings: its custom domains, its CORS origins")
+    .option('--allow-cors <origin>', 'an origin allowed with credentials (* for any, "" for none; repeatable)', collect)
+    .option('--domain <host>', 'the custom domains, replacing the current ones ("" for none; repeatable)', collect)
+    .action((name: string, o: { allowCors?: string[]; domain?: string[] }) => runCommand(quire, (rt) => tenantSet(rt, name, o)));
 
   quire
     .command('user')
@@ -109,7 +113,7 @@ function program(json: boolean): Command {
 
   quire
     .command('serve [service]')
-    .description('run one service (api, webhooks, auth), or all of them (npm start)')
+    .description('run one service (api, webhooks, auth, operator), or api, webhooks and auth together (npm start)')
     .action((service: string | undefined) => serve(service));
 
   return quire;

@@ -1,2 +1,2 @@
-export { createRuntime, appSources, SERVICES, type Runtime, type RuntimeOptions, type ServiceName } from './runtime';
+export { createRuntime, appSources, SERVICES, ALL_IN_ONE, type Runtime, type RuntimeOptions, type ServiceName } from './runtime';
 export { loadRuntimeConfig, type RuntimeConfig } from './config';

@@ -10,14 +10,17 @@ import { listen, operationsListener, Readiness, type Listening, type ServiceOper
 import { ProcessMetrics } from '@quire/metrics';
 import { loadSecretBox, migrateRelease, Platform, platformSchemaReady, releaseOf, TenantMigrationError } from '@quire/tenancy';
 import { QueueProducer } from '@quire/webhooks';
+import type { OperatorService } from '@quire/operator-service';
 import type { WebhooksService } from '@quire/webhooks-service';
 import pino, { type Logger } from 'pino';
 import type { RuntimeConfig } from './config';
 import { addReadinessChecks } from './readiness-checks';
 
-/** The services one process can run; `quire serve` with none named runs them all. */
-export const SERVICES = ['api', 'webhooks', 'auth'] as const;
+/** The services one process can run. */
+export const SERVICES = ['api', 'webhooks', 'auth', 'operator'] as const;
 export type ServiceName = (typeof SERVICES)[number];
+/** What `quire serve` with none named runs: everything but the Tenant operator, which needs a Kubernetes API server. */
+export const ALL_IN_ONE = ['api', 'webhooks', 'auth'] as const satisfies readonly ServiceName[];
 
 /** The operations port when METRICS_PORT is unset (the OpenTelemetry Prometheus exporter's). */
 const DEFAULT_METRICS_PORT = 9464;
@@ -51,6 +54,8 @@ export interface Runtime {
   /** The OAuth routes answered on the API's port (served with the API, as `npm start` does). */
   readonly authMount: AuthMount | undefined;
   readonly webhooks: WebhooksService | undefined;
+  /** The Tenant operator (`quire serve operator`). */
+  readonly operator: OperatorService | undefined;
   /** Metrics and readiness of a serving process, and its operations port (/metrics, /healthz, /readyz). */
   readonly ops: ServiceOperations | undefined;
   readonly operations: Listening | undefined;
@@ -202,9 +207,9 @@ function wakeQueueOnCommit(platform: Platform, config: RuntimeConfig): () => Pro
   };
 }
 
-type StartedServices = { -readonly [K in 'api' | 'auth' | 'authMount' | 'webhooks']: Runtime[K] };
+type StartedServices = { -readonly [K in 'api' | 'auth' | 'authMount' | 'webhooks' | 'operator']: Runtime[K] };
 
-const NOT_STARTED: StartedServices = { api: undefined, auth: undefined, authMount: undefined, webhooks: undefined };
+const NOT_STARTED: StartedServices = { api: undefined, auth: undefined, authMount: undefined, webhooks: undefined, operator: undefined };
 
 /** Starts services in dependency order, each added to `closers` as soon as it runs; auth shares the API's port when both run here. */
 async function startServices(
@@ -235,6 +240,12 @@ async function startServices(
       started.auth = auth;
       closers.push((ms) => auth.close(ms));
     }
+  }
+  if (serve.has('operator')) {
+    const { startOperatorService } = await import('@quire/operator-service');
+    const operator = await startOperatorService(platform, config.operator, child('operator'), ops);
+    started.operator = operator;
+    closers.push((ms) => operator.close(ms));
   }
   if (serve.has('api')) {
     const { startApiServer } = await import('@quire/api');

@@ -2,8 +2,8 @@
  * The Prometheus metric names Quire exports, as agreed in the operations contract of issue 13
  * (/tmp/ops-contract.md, "Metric names"; docs: shared/reference/operations-anchors.md §4.2).
  * The chart's PrometheusRule, its KEDA query and deploy/grafana-dashboard.json may use only these.
- * A later test compares this list with real /metrics scrapes of api, auth and webhooks: change the
- * contract first, then this list, then the dashboards and alerts.
+ * A later test compares this list with real /metrics scrapes of api, auth, webhooks and the operator:
+ * change the contract first, then this list, then the dashboards and alerts.
  */
 export const CONTRACT_METRICS = {
   // every process
@@ -25,6 +25,11 @@ export const CONTRACT_METRICS = {
   quire_oauth_tokens_issued_total: 'counter',
   quire_oauth_refusals_total: 'counter',
   quire_oauth_active_grants: 'gauge',
+  // operator (`quire serve operator`, operator.enabled; deploy/README.md, "Tenants as Kubernetes resources")
+  quire_operator_reconcile_total: 'counter',
+  quire_operator_reconcile_duration_seconds: 'histogram',
+  quire_operator_workqueue_depth: 'gauge',
+  quire_operator_leader: 'gauge',
 } as const satisfies Record<string, 'counter' | 'gauge' | 'histogram'>;
 
 /**

@@ -48,6 +48,8 @@ interface Scenario {
   hooks: boolean;
   monitoring: boolean;
   kube130?: boolean;
+  /** operator.enabled (values-production.yaml turns it on): a fourth Deployment, Service and NetworkPolicy. */
+  operator?: boolean;
 }
 
 const SCENARIOS: Record<string, Scenario> = {
@@ -96,18 +98,20 @@ const SCENARIOS: Record<string, Scenario> = {
     hooks: false,
     monitoring: false,
   },
-  'values-production.yaml': { args: PRODUCTION, webhooksScaler: 'ScaledObject', hooks: true, monitoring: true },
+  'values-production.yaml': { args: PRODUCTION, webhooksScaler: 'ScaledObject', hooks: true, monitoring: true, operator: true },
   'values-production.yaml, KEDA off': {
     args: [...PRODUCTION, '--set', 'keda.enabled=false'],
     webhooksScaler: 'HorizontalPodAutoscaler',
     hooks: true,
     monitoring: true,
+    operator: true,
   },
   'values-production.yaml, plain migration Job': {
     args: [...PRODUCTION, '--set', 'migrations.useHelmHooks=false'],
     webhooksScaler: 'ScaledObject',
     hooks: false,
     monitoring: true,
+    operator: true,
   },
   'values-production.yaml, Kubernetes 1.30': {
     args: [...PRODUCTION, '--kube-version', '1.30'],
@@ -115,6 +119,7 @@ const SCENARIOS: Record<string, Scenario> = {
     hooks: true,
     monitoring: true,
     kube130: true,
+    operator: true,
   },
 };
 
@@ -199,7 +204,7 @@ describe('chart-check renders and validates', () => {
     const r = rendered.get(name)!;
     expect(r.status, r.output).toBe(0);
     expect(r.output).toMatch(/0 errors/);
-    expect(ofKind(r.objects, 'Deployment')).toHaveLength(3);
+    expect(ofKind(r.objects, 'Deployment')).toHaveLength(SCENARIOS[name]!.operator ? 4 : 3);
   });
 
   it.each(Object.keys(FAILURES))('refuses %s', (name) => {
@@ -262,7 +267,8 @@ describe.each(Object.keys(SCENARIOS))('%s', (name) => {
     expect(pods.length).toBeGreaterThanOrEqual(5);
     for (const pod of pods) {
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-      expect(pod.automountServiceAccountToken).toBe(false);
+      // Only the operator talks to the Kubernetes API (tests/chart/operator.test.ts).
+      expect(pod.automountServiceAccountToken).toBe(pod.serviceAccountName === 'quire-operator');
       const tmp = pod.volumes.find((v: any) => v.name === 'tmp');
       expect(tmp).toEqual({ name: 'tmp', emptyDir: {} });
       for (const ctr of pod.containers) {
@@ -381,7 +387,7 @@ describe.each(Object.keys(SCENARIOS))('%s', (name) => {
     const objects = get(name);
     const templates = ofKind(objects, 'Deployment').map((d) => d.spec.template.metadata.labels as Record<string, string>);
     const services = ofKind(objects, 'Service');
-    expect(services.map((x) => x.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-webhooks']);
+    expect(services.map((x) => x.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', ...(s.operator ? ['quire-operator'] : []), 'quire-webhooks']);
     for (const svc of services) {
       expect(
         templates.filter((labels) => selects(svc.spec.selector, labels)),
@@ -389,7 +395,7 @@ describe.each(Object.keys(SCENARIOS))('%s', (name) => {
       ).toHaveLength(1);
       const ports = svc.spec.ports.map((p: any) => p.name);
       expect(ports).toContain('metrics');
-      expect(ports).toEqual(svc.metadata.name === 'quire-webhooks' ? ['metrics'] : ['http', 'metrics']);
+      expect(ports).toEqual(['quire-webhooks', 'quire-operator'].includes(svc.metadata.name) ? ['metrics'] : ['http', 'metrics']);
     }
     for (const pdb of ofKind(objects, 'PodDisruptionBudget')) {
       expect(templates.filter((labels) => selects(pdb.spec.selector.matchLabels, labels))).toHaveLength(1);
@@ -416,7 +422,7 @@ describe.each(Object.keys(SCENARIOS))('%s', (name) => {
   it('renders ServiceMonitor, PrometheusRule and NetworkPolicies only when enabled', () => {
     const objects = get(name);
     for (const kind of ['ServiceMonitor', 'PrometheusRule']) expect(ofKind(objects, kind), kind).toHaveLength(s.monitoring ? 1 : 0);
-    expect(ofKind(objects, 'NetworkPolicy')).toHaveLength(s.monitoring ? 3 : 0);
+    expect(ofKind(objects, 'NetworkPolicy')).toHaveLength(s.monitoring ? (s.operator ? 4 : 3) : 0);
   });
 
   it('has a helm test pod that pings the api Service with the Quire image', () => {
@@ -506,7 +512,7 @@ describe('specific values', () => {
     }
   });
 
-  it('scrapes the metrics port of all three Services', () => {
+  it('scrapes the metrics port of every Service, the operator included', () => {
     const objects = get('values-production.yaml');
     const sm = one(objects, 'ServiceMonitor');
     expect(sm.metadata.labels?.release).toBe('kube-prometheus-stack');
@@ -515,7 +521,7 @@ describe('specific values', () => {
     const scraped = ofKind(objects, 'Service').filter(
       (svc) => selects(sm.spec.selector.matchLabels, svc.metadata.labels) && components.includes(svc.metadata.labels?.['app.kubernetes.io/component']),
     );
-    expect(scraped.map((svc) => svc.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-webhooks']);
+    expect(scraped.map((svc) => svc.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-operator', 'quire-webhooks']);
   });
 
   it('has the alerts of the operations guide', () => {

@@ -66,6 +66,27 @@ describe('values.schema.json', () => {
     expect(errors(merge(defaults, values))).toBe('');
   });
 
+  it('accepts the operator values', () => {
+    const operator = {
+      enabled: true,
+      replicas: 2,
+      workers: 4,
+      resyncSeconds: 0,
+      leaderElection: { leaseDurationSeconds: 30, renewDeadlineMs: 20000, retryPeriodMs: 4000 },
+      ingress: {
+        className: 'traefik',
+        certIssuer: { name: 'letsencrypt-http01', kind: 'Issuer' },
+        tlsSecretName: 'tls-{tenant}',
+        annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '32m' },
+      },
+      networkPolicy: { apiServerCidrs: ['10.0.0.1/32'], apiServerPorts: [443] },
+      pdb: { enabled: false },
+      serviceAccount: { annotations: { 'example.com/role': 'x' } },
+    };
+    expect(errors(withValue('operator', operator))).toBe('');
+    expect(errors(withValue('operator.ingress.tlsSecretName', ''))).toBe('');
+  });
+
   it('accepts the values a subchart gets from its parent', () => {
     expect(errors(withValue('global', { imageRegistry: 'registry.example.com', anything: [1, 2] }))).toBe('');
   });
@@ -93,6 +114,13 @@ describe('values.schema.json', () => {
     ['an unknown access mode', 'files.persistence.accessModes', ['ReadWriteSometimes'], /must be equal to one of the allowed values/],
     ['a bad issuer kind', 'certManager.wildcard.issuerRef.kind', 'Certificate', /must be equal to one of the allowed values/],
     ['a root pod user', 'podSecurityContext.runAsUser', 0, /must be >= 1/],
+    ['operator.enabled as a string', 'operator.enabled', 'true', /must be boolean/],
+    ['a typo in an operator key', 'operator.replica', 2, /must NOT have additional properties/],
+    ['no operator workers', 'operator.workers', 0, /must be >= 1/],
+    ['a bad operator issuer kind', 'operator.ingress.certIssuer.kind', 'Certificate', /must be equal to one of the allowed values/],
+    ['a tenant TLS Secret name without {tenant}', 'operator.ingress.tlsSecretName', 'domains-tls', /must match pattern/],
+    ['operator Ingress annotations that are not strings', 'operator.ingress.annotations', { 'x/y': 1 }, /must be string/],
+    ['an API server address without a prefix length', 'operator.networkPolicy.apiServerCidrs', ['10.0.0.1'], /must match pattern/],
   ];
 
   it.each(bad)('refuses %s', (_what, key, value, message) => {

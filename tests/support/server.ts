@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AuthConfig, AuthMount } from '@quire/auth-service';
 import { loadPlatformConfig } from '@quire/config';
 import type { Database } from '@quire/db';
+import { loadOperatorConfig } from '@quire/operator-service';
 import { createRuntime, type ServiceName } from '@quire/runtime';
 import { createTenant, type CreatedTenant, type Platform } from '@quire/tenancy';
 import type { WebhooksConfig, WebhooksService } from '@quire/webhooks-service';
@@ -84,7 +85,7 @@ export interface ServerOptions {
 }
 
 /** The environment a test server's platform settings are read from (through the real config loader). */
-function platformEnv(options: ServerOptions): NodeJS.ProcessEnv {
+export function platformEnv(options: ServerOptions = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: options.production ? 'production' : 'test',
     DATABASE_URL: databaseUrl(),
@@ -134,6 +135,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
         ...options.webhooks,
       },
       auth: { platform, port: 0, accessTokenTtl: 3600, refreshTokenTtl: 86_400, codeTtl: 60, ...(options.auth === true ? {} : options.auth) },
+      operator: loadOperatorConfig({}),
     },
   });
   const port = rt.api!.port;

@@ -4,21 +4,79 @@ Call with (dict "root" $ "component" "api").
 */}}
 {{- define "quire.autoscaled" -}}
 {{- $v := index .root.Values .component -}}
-{{- if or $v.autoscaling.enabled (and (eq .component "webhooks") .root.Values.keda.enabled) -}}
+{{- if or (dig "autoscaling" "enabled" false $v) (and (eq .component "webhooks") .root.Values.keda.enabled) -}}
 true
 {{- end -}}
 {{- end -}}
 
 {{/*
-One Quire process as a Deployment. Call with (dict "root" $ "component" "api|auth|webhooks").
-api and auth have a main port (`http`) and are probed there; webhooks only has `metrics`.
+The operator's own environment (its settings are not shared, so they are not in the ConfigMap).
+Call with the root context.
+*/}}
+{{- define "quire.operatorEnv" -}}
+{{- $o := .Values.operator -}}
+{{- $le := $o.leaderElection -}}
+- name: OPERATOR_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+- name: OPERATOR_IDENTITY
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: OPERATOR_LEASE_NAME
+  value: {{ include "quire.componentName" (dict "root" . "component" "operator") | quote }}
+- name: OPERATOR_LEASE_DURATION_SECONDS
+  value: {{ int $le.leaseDurationSeconds | toString | quote }}
+- name: OPERATOR_RENEW_DEADLINE_MS
+  value: {{ int $le.renewDeadlineMs | toString | quote }}
+- name: OPERATOR_RETRY_PERIOD_MS
+  value: {{ int $le.retryPeriodMs | toString | quote }}
+- name: OPERATOR_WORKERS
+  value: {{ int $o.workers | toString | quote }}
+- name: OPERATOR_RESYNC_SECONDS
+  value: {{ int $o.resyncSeconds | toString | quote }}
+# Tenant Ingresses route like the chart's: /oauth and /.well-known to auth, the rest to api.
+- name: OPERATOR_API_SERVICE
+  value: {{ include "quire.componentName" (dict "root" . "component" "api") | quote }}
+- name: OPERATOR_API_SERVICE_PORT
+  value: "http"
+- name: OPERATOR_AUTH_SERVICE
+  value: {{ include "quire.componentName" (dict "root" . "component" "auth") | quote }}
+- name: OPERATOR_AUTH_SERVICE_PORT
+  value: "http"
+{{- with (default .Values.ingress.className $o.ingress.className) }}
+- name: OPERATOR_INGRESS_CLASS
+  value: {{ . | quote }}
+{{- end }}
+{{- with $o.ingress.certIssuer.name }}
+- name: OPERATOR_CERT_ISSUER
+  value: {{ . | quote }}
+- name: OPERATOR_CERT_ISSUER_KIND
+  value: {{ $o.ingress.certIssuer.kind | quote }}
+{{- end }}
+{{- with $o.ingress.tlsSecretName }}
+- name: OPERATOR_TLS_SECRET_NAME
+  value: {{ . | quote }}
+{{- end }}
+{{- with $o.ingress.annotations }}
+- name: OPERATOR_INGRESS_ANNOTATIONS
+  value: {{ toJson . | quote }}
+{{- end }}
+{{- end -}}
+
+{{/*
+One Quire process as a Deployment. Call with (dict "root" $ "component" "api|auth|webhooks|operator").
+api and auth have a main port (`http`) and are probed there; webhooks and the operator only have
+`metrics`. The operator alone runs with its own ServiceAccount and a mounted token.
 */}}
 {{- define "quire.deployment" -}}
 {{- $root := .root -}}
 {{- $c := .component -}}
 {{- $v := index $root.Values $c -}}
 {{- $ctx := dict "root" $root "component" $c -}}
-{{- $hasHttp := ne $c "webhooks" -}}
+{{- $hasHttp := has $c (list "api" "auth") -}}
+{{- $isOperator := eq $c "operator" -}}
 {{- $probePort := ternary "http" "metrics" $hasHttp -}}
 {{- $p := $root.Values.probes -}}
 apiVersion: apps/v1
@@ -56,8 +114,14 @@ spec:
         {{- toYaml . | nindent 8 }}
         {{- end }}
     spec:
+      {{- if $isOperator }}
+      # The operator talks to the Kubernetes API (its Role: Tenants, Ingresses, Secrets, Events, the Lease).
+      serviceAccountName: {{ include "quire.operatorServiceAccountName" $root }}
+      automountServiceAccountToken: true
+      {{- else }}
       serviceAccountName: {{ include "quire.serviceAccountName" $root }}
       automountServiceAccountToken: false
+      {{- end }}
       {{- with include "quire.imagePullSecrets" $root }}{{ . | nindent 6 }}{{- end }}
       {{- with $root.Values.priorityClassName }}
       priorityClassName: {{ . | quote }}
@@ -110,6 +174,9 @@ spec:
                 name: {{ include "quire.fullname" $root }}
           env:
             {{- include "quire.secretEnv" (dict "root" $root "secretName" (include "quire.secretName" $root)) | trim | nindent 12 }}
+            {{- if $isOperator }}
+            {{- include "quire.operatorEnv" $root | nindent 12 }}
+            {{- end }}
             {{- with $root.Values.extraEnv }}
             {{- toYaml . | nindent 12 }}
             {{- end }}

@@ -74,6 +74,16 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
+{{/* The Quire processes run as Deployments, space-separated: use with splitList " ". */}}
+{{- define "quire.components" -}}
+api auth webhooks{{ if .Values.operator.enabled }} operator{{ end }}
+{{- end -}}
+
+{{/* The operator's own ServiceAccount (bound to its Role); the other pods never call the Kubernetes API. */}}
+{{- define "quire.operatorServiceAccountName" -}}
+{{- include "quire.componentName" (dict "root" . "component" "operator") -}}
+{{- end -}}
+
 {{- define "quire.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{- default (include "quire.fullname" .) .Values.serviceAccount.name -}}
@@ -148,8 +158,22 @@ imagePullSecrets:
 {{- fail "keda.minReplicaCount must be at least 1: the webhook outbox sweeper must always run" -}}
 {{- end -}}
 {{- end -}}
-{{- range $c := list "api" "auth" "webhooks" -}}
+{{- range $c := splitList " " (include "quire.components" .) -}}
 {{- $_ := include "quire.gracePeriod" (dict "root" $ "component" $c) -}}
+{{- end -}}
+{{- if .Values.operator.enabled -}}
+{{- $le := .Values.operator.leaderElection -}}
+{{- if ge (int $le.renewDeadlineMs) (mul (int $le.leaseDurationSeconds) 1000 | int) -}}
+{{- fail (printf "operator.leaderElection.renewDeadlineMs=%d must be below leaseDurationSeconds (%ds): a leader must give up before another replica may take the Lease" (int $le.renewDeadlineMs) (int $le.leaseDurationSeconds)) -}}
+{{- end -}}
+{{- if ge (int $le.retryPeriodMs) (int $le.renewDeadlineMs) -}}
+{{- fail (printf "operator.leaderElection.retryPeriodMs=%d must be below renewDeadlineMs=%d" (int $le.retryPeriodMs) (int $le.renewDeadlineMs)) -}}
+{{- end -}}
+{{- with .Values.operator.ingress.tlsSecretName -}}
+{{- if not (contains "{tenant}" .) -}}
+{{- fail (printf "operator.ingress.tlsSecretName=%q must contain {tenant} (one certificate Secret per tenant), or be empty for no TLS" .) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRuntime, loadRuntimeConfig, SERVICES, type Runtime, type ServiceName } from '@quire/runtime';
+import { ALL_IN_ONE, createRuntime, loadRuntimeConfig, SERVICES, type Runtime, type ServiceName } from '@quire/runtime';
 import { createTenant } from '@quire/tenancy';
 import { UsageError } from '../output';
 
@@ -37,7 +37,7 @@ async function ensureDemoTenant(rt: Runtime): Promise<DemoCredentials | undefine
 
 /** What a person starting the service reads: where it listens, and on a first embedded start a curl line that works. */
 async function banner(rt: Runtime): Promise<string[]> {
-  const { config, api, auth, authMount, webhooks, operations } = rt;
+  const { config, api, auth, authMount, webhooks, operator, operations } = rt;
   const lines: string[] = [];
   if (api) {
     const embedded = !config.platform.databaseUrl;
@@ -57,21 +57,25 @@ async function banner(rt: Runtime): Promise<string[]> {
     const mode = config.webhooks.redisUrl ? 'BullMQ on REDIS_URL' : 'in-process, from the outbox';
     lines.push(`Quire webhooks delivering (${mode})`);
   }
+  if (operator)
+    lines.push(
+      `Quire Tenant operator watching namespace ${operator.namespace} (${operator.controller.isLeader ? 'leader' : 'standby until it holds the Lease'})`,
+    );
   if (operations) lines.push(`Metrics and health on port ${operations.port}: /metrics, /healthz, /readyz`);
   return lines;
 }
 
 /**
- * `quire serve [api|webhooks|auth]`: one service, or (no argument, `npm start`) every service in
+ * `quire serve [api|webhooks|auth|operator]`: one service, or (no argument, `npm start`) api, webhooks and auth in
  * this process, the auth routes then answered on the API's port. A single service (a cluster's
  * Deployment) never migrates: it waits for `quire migrate`. SIGTERM or SIGINT stops it gracefully
  * (unready, SHUTDOWN_DELAY_MS, drain within SHUTDOWN_TIMEOUT_MS, exit 0); a second signal stops it now.
  */
 export async function serve(which: string | undefined): Promise<void> {
   if (which !== undefined && !(SERVICES as readonly string[]).includes(which)) {
-    throw new UsageError(`Unknown service ${which}: \`quire serve [api|webhooks|auth]\``);
+    throw new UsageError(`Unknown service ${which}: \`quire serve [${SERVICES.join('|')}]\``);
   }
-  const serve: readonly ServiceName[] = which ? [which as ServiceName] : SERVICES;
+  const serve: readonly ServiceName[] = which ? [which as ServiceName] : ALL_IN_ONE;
   const rt = await createRuntime({ config: loadRuntimeConfig(), serve, migrate: which ? 'none' : 'release', name: `quire-${which ?? 'all'}` });
   process.stdout.write(`${(await banner(rt)).join('\n')}\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

@@ -1,10 +1,10 @@
-import { createTenant, dropTenant, updateTenantConfig } from '@quire/tenancy';
+import { createTenant, dropTenant, setTenantDomains, updateTenantConfig, type CreateTenantInput, type TenantConfig } from '@quire/tenancy';
 import type { CommandResult } from '../output';
 import { UsageError } from '../output';
 import type { Runtime } from '@quire/runtime';
 
-export async function tenantCreate(rt: Runtime, name: string, domains: string[], adminPassword: string | undefined): Promise<CommandResult> {
-  const t = await createTenant(rt.platform, { name, domains, adminPassword });
+export async function tenantCreate(rt: Runtime, name: string, options: Omit<CreateTenantInput, 'name'>): Promise<CommandResult> {
+  const t = await createTenant(rt.platform, { name, ...options });
   return {
     json: { name: t.name, schema: t.schema, hosts: t.hosts, api_key: t.api_key, api_secret: t.api_secret },
     text: [
@@ -31,9 +31,27 @@ export async function tenantDrop(rt: Runtime, name: string, yes: boolean): Promi
   return { json: { dropped: name }, text: `Dropped tenant ${name}` };
 }
 
-/** `tenant set <name> --allow-cors ORIGIN…`: the tenant's settings (`--allow-cors ""` clears the list). */
-export async function tenantSet(rt: Runtime, name: string, allowCors: string[]): Promise<CommandResult> {
-  const origins = allowCors.filter((o) => o !== '');
-  const config = await updateTenantConfig(rt.platform, name, { allow_cors: origins });
-  return { json: { name, config }, text: `Tenant ${name}: allow_cors = ${origins.length ? origins.join(', ') : '(none)'}` };
+/** `tenant set <name> [--allow-cors ORIGIN…] [--domain HOST…]`: the tenant's settings (`""` clears a list). */
+export async function tenantSet(
+  rt: Runtime,
+  name: string,
+  options: { allowCors?: string[] | undefined; domain?: string[] | undefined },
+): Promise<CommandResult> {
+  if (!options.allowCors && !options.domain) throw new UsageError('Nothing to set: give --allow-cors and/or --domain');
+  const text: string[] = [];
+  const json: { name: string; config?: TenantConfig; domains?: string[] } = { name };
+  if (options.domain) {
+    json.domains = await setTenantDomains(
+      rt.platform,
+      name,
+      options.domain.filter((d) => d !== ''),
+    );
+    text.push(`Tenant ${name}: domains = ${json.domains.length ? json.domains.join(', ') : '(none)'}`);
+  }
+  if (options.allowCors) {
+    const origins = options.allowCors.filter((o) => o !== '');
+    json.config = await updateTenantConfig(rt.platform, name, { allow_cors: origins });
+    text.push(`Tenant ${name}: allow_cors = ${origins.length ? origins.join(', ') : '(none)'}`);
+  }
+  return { json, text: text.join('\n') };
 }

@@ -18,14 +18,21 @@ export interface ApiCredentials {
 /**
  * Frappe's generate_keys: keeps the user's api_key if it has one, issues a new secret, stores only
  * its hash. The plain secret exists only in the return value. Every process forgets the old secret
- * when `tx` commits.
+ * when `tx` commits. `preset` installs a pair issued elsewhere instead (the Tenant operator writes
+ * its Secret before the tenant exists, so the plain secret is never only in memory).
  */
-export async function generateKeys(tx: Transaction, ctx: Pick<DocContext, 'tenant' | 'meta' | 'changes'>, user: string, by: string): Promise<ApiCredentials> {
+export async function generateKeys(
+  tx: Transaction,
+  ctx: Pick<DocContext, 'tenant' | 'meta' | 'changes'>,
+  user: string,
+  by: string,
+  preset?: ApiCredentials,
+): Promise<ApiCredentials> {
   const meta = ctx.meta.require('User');
   const row = await selectRow(tx, meta, user, true);
   if (!row) throw new DoesNotExistError(`User ${user} not found`, { title: 'Not Found' });
-  const apiKey = typeof row.api_key === 'string' && row.api_key !== '' ? row.api_key : generateApiKey();
-  const apiSecret = generateApiSecret();
+  const apiKey = preset?.api_key ?? (typeof row.api_key === 'string' && row.api_key !== '' ? row.api_key : generateApiKey());
+  const apiSecret = preset?.api_secret ?? generateApiSecret();
   await setValues(tx, meta, user, { api_key: apiKey, api_secret: '*'.repeat(apiSecret.length), modified: nowDatetime(), modified_by: by });
   await storeSecretHash(tx, ctx.tenant.schema, 'User', user, 'api_secret', hashApiSecret(apiSecret));
   await ctx.changes.userChanged(tx, ctx.tenant, user);

@@ -1,6 +1,17 @@
 export { Platform, type PlatformOptions } from './platform';
 export { TenantDirectory, normalizeHost, type Tenant, type TenantConfig, type DirectoryOptions } from './directory';
-export { createTenant, dropTenant, updateTenantConfig, schemaOf, TENANT_NAME_RE, type CreateTenantInput, type CreatedTenant } from './provision';
+export {
+  createTenant,
+  dropTenant,
+  updateTenantConfig,
+  setTenantDomains,
+  tenantName,
+  customDomains,
+  schemaOf,
+  TENANT_NAME_RE,
+  type CreateTenantInput,
+  type CreatedTenant,
+} from './provision';
 export { installTenant, migrateTenant, setPassword, definitionHash, type InstallServices } from './install';
 export { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 export { tenantMigrations, migrateTenantSchema } from './tenant-schema';

@@ -49,6 +49,8 @@ function installContext(db: Executor, tenant: TenantRef, apps: LoadedApps, defin
 
 export interface InstallOptions {
   adminPassword?: string | undefined;
+  /** The Administrator's email (Frappe's default otherwise). */
+  adminEmail?: string | undefined;
 }
 
 /** Creates everything a new tenant's schema holds, in one transaction (or the caller's). */
@@ -112,7 +114,7 @@ async function installRecords(ctx: DocContext, apps: LoadedApps, options: Instal
   }
   for (const role of STANDARD_ROLES) await ensure(ctx, 'Role', role.role_name, role);
   await ensure(ctx, 'User', ADMINISTRATOR, {
-    email: 'admin@example.com',
+    email: options.adminEmail ?? 'admin@example.com',
     first_name: 'Administrator',
     user_type: 'System User',
     roles: [{ role: 'Administrator' }, { role: 'System Manager' }],

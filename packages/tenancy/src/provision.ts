@@ -1,6 +1,6 @@
 import { generateKeys, type ApiCredentials } from '@quire/documents';
 import { buildTenantMeta } from '@quire/meta';
-import { ident, pgErrorInfo, PG, publishInvalidation } from '@quire/db';
+import { ident, pgErrorInfo, PG, publishInvalidation, type Queryable } from '@quire/db';
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { ADMINISTRATOR } from '@quire/permissions';
 import { normalizeHost, type TenantConfig } from './directory';
@@ -10,6 +10,40 @@ import { recordTenantRelease, releaseOf } from './release';
 
 export const TENANT_NAME_RE = /^[a-z](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 const DOMAIN_RE = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$|^localhost$/;
+const API_KEY_RE = /^[0-9a-f]{15}$/;
+const API_SECRET_RE = /^[0-9a-f]{32,64}$/;
+
+/** A tenant's name as stored (lower case), or a ValidationError saying what a name may be. */
+export function tenantName(input: string): string {
+  const name = input.trim().toLowerCase();
+  if (!TENANT_NAME_RE.test(name)) {
+    throw new ValidationError(`Invalid tenant name ${JSON.stringify(input)}: lower-case letters, digits and hyphens, starting with a letter, at most 40`);
+  }
+  return name;
+}
+
+/**
+ * Custom domains as stored: normalized, distinct, valid host names, and never `<BASE_DOMAIN>` or
+ * a host under it (those are tenants' own hosts: a custom domain there would capture another tenant's).
+ */
+export function customDomains(platform: Pick<Platform, 'baseDomain'>, input: readonly string[]): string[] {
+  const base = platform.baseDomain.toLowerCase();
+  const domains = [...new Set(input.map((d) => normalizeHost(d) ?? ''))];
+  for (const d of domains) {
+    if (!DOMAIN_RE.test(d)) throw new ValidationError(`Invalid domain ${JSON.stringify(d)}`);
+    if (d === base || d.endsWith(`.${base}`)) throw new ValidationError(`Domain ${d} is under BASE_DOMAIN ${base}: tenants are served there by name`);
+  }
+  return domains.sort();
+}
+
+/** A DuplicateEntryError naming the tenant each of `domains` is registered for (other than `except`). */
+async function domainTaken(q: Queryable, domains: readonly string[], except?: string): Promise<Error | undefined> {
+  const { rows } = await q.query<{ domain: string; tenant: string }>(
+    `SELECT "domain", "tenant" FROM quire.tenant_domains WHERE "domain" = ANY($1::text[]) AND "tenant" IS DISTINCT FROM $2 ORDER BY "domain"`,
+    [domains, except ?? null],
+  );
+  return rows.length ? new DuplicateEntryError(`Already registered: ${rows.map((r) => `${r.domain} (tenant ${r.tenant})`).join(', ')}`) : undefined;
+}
 
 export function schemaOf(tenantName: string): string {
   return `t_${tenantName.replace(/-/g, '_')}`;
@@ -17,8 +51,12 @@ export function schemaOf(tenantName: string): string {
 
 export interface CreateTenantInput {
   name: string;
-  domains?: string[];
+  domains?: readonly string[];
   adminPassword?: string | undefined;
+  /** The Administrator's email (default admin@example.com, as in Frappe). */
+  adminEmail?: string | undefined;
+  /** The Administrator's API key pair, when issued by the caller (else generated here). */
+  adminCredentials?: ApiCredentials | undefined;
 }
 
 export interface CreatedTenant extends ApiCredentials {
@@ -29,16 +67,18 @@ export interface CreatedTenant extends ApiCredentials {
 
 /** Registers a tenant, installs its schema, records it at this build's release and issues the Administrator's API key, all in one transaction. */
 export async function createTenant(platform: Platform, input: CreateTenantInput): Promise<CreatedTenant> {
-  const name = input.name.trim().toLowerCase();
-  if (!TENANT_NAME_RE.test(name)) {
-    throw new ValidationError(`Invalid tenant name ${JSON.stringify(input.name)}: lower-case letters, digits and hyphens, starting with a letter, at most 40`);
+  const name = tenantName(input.name);
+  const domains = customDomains(platform, input.domains ?? []);
+  const preset = input.adminCredentials;
+  if (preset && !(API_KEY_RE.test(preset.api_key) && API_SECRET_RE.test(preset.api_secret))) {
+    throw new ValidationError('Invalid Administrator credentials: api_key is 15 and api_secret 32 to 64 lower-case hex characters');
   }
-  const domains = [...new Set((input.domains ?? []).map((d) => normalizeHost(d) ?? ''))];
-  for (const d of domains) if (!DOMAIN_RE.test(d)) throw new ValidationError(`Invalid domain ${JSON.stringify(d)}`);
   const schema = schemaOf(name);
   const tenant = { name, schema };
   const { db, apps, changes } = platform;
   const credentials = await db.transaction(async (tx) => {
+    const taken = domains.length ? await domainTaken(tx, domains, name) : undefined;
+    if (taken) throw taken;
     try {
       await tx.query(`INSERT INTO quire.tenants ("name", "schema") VALUES ($1, $2)`, [name, schema]);
       if (domains.length) await tx.query(`INSERT INTO quire.tenant_domains ("domain", "tenant") SELECT unnest($1::text[]), $2`, [domains, name]);
@@ -46,15 +86,15 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       const info = pgErrorInfo(e);
       if (info?.code === PG.uniqueViolation) {
         throw new DuplicateEntryError(
-          info.table === 'tenant_domains' ? `A domain in ${domains.join(', ')} is already registered` : `Tenant ${name} already exists`,
+          info.table === 'tenant_domains' ? `A domain in ${domains.join(', ')} was just registered for another tenant` : `Tenant ${name} already exists`,
         );
       }
       throw e;
     }
-    await installTenant(tx, tenant, apps, platform, { adminPassword: input.adminPassword });
+    await installTenant(tx, tenant, apps, platform, { adminPassword: input.adminPassword, adminEmail: input.adminEmail });
     // Installed from this build's definitions, so already at its release: `quire migrate` skips it.
     await recordTenantRelease(tx, name, releaseOf(apps));
-    const keys = await generateKeys(tx, { tenant, meta: buildTenantMeta(schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR);
+    const keys = await generateKeys(tx, { tenant, meta: buildTenantMeta(schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR, preset);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return keys;
   });
@@ -74,6 +114,35 @@ export async function dropTenant(platform: Platform, name: string): Promise<void
   });
   await platform.tenants.refresh();
   platform.forget(name);
+}
+
+/**
+ * Makes `domains` the tenant's custom domains (added and removed in one transaction); every process
+ * resolves them at once. A domain registered for another tenant is a DuplicateEntryError naming it.
+ */
+export async function setTenantDomains(platform: Platform, name: string, domains: readonly string[]): Promise<string[]> {
+  const wanted = customDomains(platform, domains);
+  await platform.db.transaction(async (tx) => {
+    const { rows } = await tx.query(`SELECT 1 FROM quire.tenants WHERE "name" = $1 FOR UPDATE`, [name]);
+    if (!rows[0]) throw new DoesNotExistError(`Tenant ${name} not found`);
+    const taken = await domainTaken(tx, wanted, name);
+    if (taken) throw taken;
+    await tx.query(`DELETE FROM quire.tenant_domains WHERE "tenant" = $1 AND NOT ("domain" = ANY($2::text[]))`, [name, wanted]);
+    try {
+      await tx.query(
+        `INSERT INTO quire.tenant_domains ("domain", "tenant")
+         SELECT d, $2 FROM unnest($1::text[]) AS d WHERE d NOT IN (SELECT "domain" FROM quire.tenant_domains WHERE "tenant" = $2)`,
+        [wanted, name],
+      );
+    } catch (e) {
+      // Another tenant registered one of them since the check above.
+      if (pgErrorInfo(e)?.code === PG.uniqueViolation) throw new DuplicateEntryError(`A domain in ${wanted.join(', ')} was just registered for another tenant`);
+      throw e;
+    }
+    await publishInvalidation(tx, { topic: 'tenant', tenant: name });
+  });
+  await platform.tenants.refresh();
+  return wanted;
 }
 
 /** Changes a tenant's settings (e.g. `allow_cors`); every process picks them up at once. */

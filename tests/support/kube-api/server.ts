@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { discovery } from './discovery';
-import { KubeError, statusFor } from './errors';
+import { expired, KubeError, statusFor } from './errors';
 import { mergePatch, jsonPatch } from './patch';
 import { apiVersionOf, type ResourceType } from './resources';
 import { parseRoute, type ResourceRoute } from './routes';
@@ -30,8 +30,13 @@ export interface FakeKubeApiServer {
   expireBefore(rv: number | string): void;
   /** Every resourceVersion older than the current one becomes 410 Expired. */
   compact(): void;
-  /** The next `n` requests fail with `status` (a Status body with that code). */
-  failNext(n: number, status?: number, message?: string): void;
+  /** The next `n` requests (those whose path matches `path`, when given) fail with `status` (a Status body with that code). */
+  failNext(n: number, status?: number, message?: string, path?: RegExp): void;
+  /**
+   * Ends every open watch with an ERROR event `410 Expired` after compacting the history, as the real
+   * server does when a watcher has fallen behind its watch cache: the client must relist.
+   */
+  expireWatches(): void;
   /** How many watch streams are open now. */
   openWatches(): number;
   close(): Promise<void>;
@@ -41,6 +46,7 @@ interface Faults {
   remaining: number;
   status: number;
   message: string | undefined;
+  path: RegExp | undefined;
 }
 
 function send(res: http.ServerResponse, status: number, body: JsonObject): void {
@@ -76,8 +82,8 @@ function subresourceOf(route: ResourceRoute): Subresource {
 export async function startFakeKubeApi(): Promise<FakeKubeApiServer> {
   const store = new ObjectStore();
   const requests: RequestLogEntry[] = [];
-  const watches = new Set<() => void>();
-  const faults: Faults = { remaining: 0, status: 500, message: undefined };
+  const watches = new Map<() => void, (status: JsonObject) => void>();
+  const faults: Faults = { remaining: 0, status: 500, message: undefined, path: undefined };
 
   function handleWatch(route: ResourceRoute, url: URL, req: http.IncomingMessage, res: http.ServerResponse): void {
     const selector = parseLabelSelector(url.searchParams.get('labelSelector'));
@@ -105,7 +111,10 @@ export async function startFakeKubeApi(): Promise<FakeKubeApiServer> {
       res.end();
       return;
     }
-    watches.add(end);
+    watches.set(end, (status) => {
+      write('ERROR', status);
+      end();
+    });
     req.on('close', end);
     res.on('close', end);
     const timeoutSeconds = Number(url.searchParams.get('timeoutSeconds') ?? '0');
@@ -212,7 +221,7 @@ export async function startFakeKubeApi(): Promise<FakeKubeApiServer> {
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const contentType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
-    if (faults.remaining > 0) {
+    if (faults.remaining > 0 && (faults.path === undefined || faults.path.test(url.pathname))) {
       faults.remaining--;
       await readBody(req);
       throw statusFor(faults.status, faults.message);
@@ -258,7 +267,12 @@ export async function startFakeKubeApi(): Promise<FakeKubeApiServer> {
     store,
     requests,
     dropWatches() {
-      for (const end of [...watches]) end();
+      for (const end of [...watches.keys()]) end();
+    },
+    expireWatches() {
+      store.compact();
+      const status = expired('too old resource version: the watch cache has moved on').toStatus();
+      for (const fail of [...watches.values()]) fail(status);
     },
     expireBefore(rv) {
       store.expireBefore(Number(rv));
@@ -266,14 +280,14 @@ export async function startFakeKubeApi(): Promise<FakeKubeApiServer> {
     compact() {
       store.compact();
     },
-    failNext(n, status = 500, message) {
-      Object.assign(faults, { remaining: n, status, message });
+    failNext(n, status = 500, message, path) {
+      Object.assign(faults, { remaining: n, status, message, path });
     },
     openWatches() {
       return watches.size;
     },
     async close() {
-      for (const end of [...watches]) end();
+      for (const end of [...watches.keys()]) end();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
     },

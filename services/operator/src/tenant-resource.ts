@@ -1,0 +1,80 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { z } from 'zod';
+
+/** The Tenant custom resource (charts/quire/crds/tenants.quire.dev.yaml). */
+export const GROUP = 'quire.dev';
+export const VERSION = 'v1alpha1';
+export const PLURAL = 'tenants';
+export const KIND = 'Tenant';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** Holds a Tenant until its Ingress, Secret and (with `Delete`) its data are gone. */
+export const FINALIZER = 'quire.dev/tenant';
+/** Marks what the operator made (Ingresses, Secrets), which is what its informers watch. */
+export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'quire-operator' } as const;
+export const TENANT_LABEL = 'quire.dev/tenant';
+export const FIELD_MANAGER = 'quire-operator';
+
+export type ConditionType = 'Ready' | 'SchemaReady' | 'DomainsReady';
+
+/** metav1.Condition. */
+export interface Condition {
+  type: ConditionType;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export interface TenantStatus {
+  observedGeneration?: number;
+  schema?: string;
+  hosts?: string[];
+  adminSecretName?: string;
+  conditions?: Condition[];
+}
+
+export interface TenantResource extends KubernetesObject {
+  spec?: unknown;
+  status?: TenantStatus;
+}
+
+/** The spec as the controller reads it: the CRD schema checks it too, but a cache may hold anything. */
+export const tenantSpecSchema = z.object({
+  domains: z.array(z.string()).max(100).default([]),
+  adminEmail: z.string().max(254).optional(),
+  allowCorsOrigins: z
+    .array(
+      z
+        .string()
+        .max(2048)
+        .refine((o) => o === '*' || isOrigin(o), { message: 'must be * or an origin such as https://app.example.com' }),
+    )
+    .max(100)
+    .default([]),
+  deletionPolicy: z.enum(['Retain', 'Delete']).default('Retain'),
+});
+
+export type TenantSpec = z.output<typeof tenantSpecSchema>;
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** The spec, or what is wrong with it (a condition message). */
+export function readSpec(tenant: TenantResource): { spec: TenantSpec } | { invalid: string } {
+  const parsed = tenantSpecSchema.safeParse(tenant.spec ?? {});
+  if (parsed.success) return { spec: parsed.data };
+  return { invalid: parsed.error.issues.map((i) => `spec.${i.path.join('.')}: ${i.message}`).join('; ') };
+}
+
+/** `namespace/name`, the workqueue's key. */
+export function keyOf(obj: KubernetesObject): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}

@@ -1,0 +1,355 @@
+import { createTenant, schemaOf } from '@quire/tenancy';
+import type { Runtime } from '@quire/runtime';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeKubeApi, type FakeKubeApiServer } from '../support/kube-api';
+import type { JsonObject } from '../support/kube-api/types';
+import { startTestServer, uniqueName, type TestServer } from '../support/server';
+import {
+  NS,
+  INGRESSES,
+  LEASES,
+  SECRETS,
+  TENANTS,
+  apiAt,
+  applyTenant,
+  condition,
+  eventsFor,
+  eventually,
+  isReady,
+  secretData,
+  startOperator,
+  tenantObject,
+} from './support';
+
+let server: TestServer;
+let kube: FakeKubeApiServer;
+const operators: Runtime[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+beforeEach(async () => {
+  kube = await startFakeKubeApi();
+});
+afterEach(async () => {
+  for (const op of operators.splice(0)) await op.close();
+  await kube.close();
+});
+
+async function operator(identity = 'operator-0', env: Record<string, string> = {}): Promise<Runtime> {
+  const op = await startOperator(kube, { identity, env });
+  operators.push(op);
+  return op;
+}
+
+const readyTenant = (name: string, ms?: number) =>
+  eventually(`Tenant ${name} Ready`, () => (isReady(tenantObject(kube, name)) ? tenantObject(kube, name) : undefined), ms);
+
+async function schemaExists(name: string): Promise<boolean> {
+  const { rows } = await server.db.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [schemaOf(name)]);
+  return rows.length === 1;
+}
+
+async function metric(op: Runtime, line: RegExp): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${op.operations!.port}/metrics`)).text();
+  const m = line.exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+function specPatch(name: string, spec: Record<string, unknown>): void {
+  kube.store.patch(TENANTS, NS, name, (current) => ({ ...current, spec: { ...(current.spec as JsonObject), ...(spec as JsonObject) } }), undefined);
+}
+
+describe('the Tenant operator, against a stand-in API server through real @kubernetes/client-node', () => {
+  it('turns an applied Tenant into a schema, a credentials Secret and an API that answers at <name>.<BASE_DOMAIN>', async () => {
+    await operator();
+    const name = uniqueName('op');
+    const applied = performance.now();
+    applyTenant(kube, name, { adminEmail: 'ops@example.com', allowCorsOrigins: ['https://app.example.com'] });
+
+    const tenant = await readyTenant(name);
+    const host = `${name}.localhost`;
+    const ping = await eventually('the API to answer', async () => {
+      const r = await apiAt(server.port, host, '/api/method/ping');
+      return r.status === 200 ? r : undefined;
+    });
+    const answeredMs = performance.now() - applied;
+    console.log(`[operator] applied Tenant -> Ready and API answering ping at ${host}: ${answeredMs.toFixed(0)} ms`);
+    expect(ping.body).toEqual({ message: 'pong' });
+
+    expect(tenant.metadata.finalizers).toEqual(['quire.dev/tenant']);
+    expect(tenant.status).toMatchObject({
+      observedGeneration: 1,
+      schema: schemaOf(name),
+      hosts: [host],
+      adminSecretName: `${name}-admin-credentials`,
+    });
+    expect(condition(tenant, 'SchemaReady')).toMatchObject({ status: 'True', reason: 'Created', observedGeneration: 1 });
+    expect(condition(tenant, 'DomainsReady')).toMatchObject({ status: 'True', reason: 'DomainsRegistered', message: 'No custom domains' });
+    expect(await schemaExists(name)).toBe(true);
+
+    const secret = kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`);
+    expect(secret?.metadata).toMatchObject({
+      labels: { 'app.kubernetes.io/managed-by': 'quire-operator', 'quire.dev/tenant': name },
+      ownerReferences: [{ kind: 'Tenant', name, uid: tenant.metadata.uid, controller: true }],
+    });
+    const { api_key, api_secret } = secretData(secret);
+    const auth = `token ${api_key}:${api_secret}`;
+    const todos = await apiAt(server.port, host, '/api/resource/ToDo', auth);
+    expect(todos).toEqual({ status: 200, body: { data: [] } });
+    const admin = await apiAt(server.port, host, '/api/resource/User/Administrator', auth);
+    expect(admin.body.data.email).toBe('ops@example.com');
+    expect(server.platform.tenants.get(name)?.config.allow_cors).toEqual(['https://app.example.com']);
+    expect(kube.store.tryGet(INGRESSES, NS, `${name}-domains`)).toBeUndefined();
+    expect(eventsFor(kube, name).map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'Ready']));
+  });
+
+  it('routes an added domain: registered with the tenant, an Ingress for it, the API answering there, and removed again', async () => {
+    await operator();
+    const name = uniqueName('op');
+    applyTenant(kube, name);
+    await readyTenant(name);
+    const { api_key, api_secret } = secretData(kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`));
+    const domain = `shop-${name}.example.com`;
+
+    specPatch(name, { domains: [domain] });
+    const updated = await eventually('the domain in status', () => {
+      const t = tenantObject(kube, name);
+      return isReady(t) && (t?.status as { hosts: string[] }).hosts.includes(domain) ? t : undefined;
+    });
+    expect(updated.metadata.generation).toBe(2);
+    expect(condition(updated, 'DomainsReady')).toMatchObject({ status: 'True', observedGeneration: 2 });
+    const ingress = kube.store.tryGet(INGRESSES, NS, `${name}-domains`)!;
+    expect(ingress.metadata.annotations).toMatchObject({ 'cert-manager.io/cluster-issuer': 'letsencrypt' });
+    expect(ingress.metadata.ownerReferences).toMatchObject([{ kind: 'Tenant', uid: updated.metadata.uid }]);
+    expect(ingress.spec).toEqual({
+      ingressClassName: 'nginx',
+      tls: [{ hosts: [domain], secretName: `${name}-domains-tls` }],
+      rules: [
+        {
+          host: domain,
+          http: {
+            paths: [
+              { path: '/oauth', pathType: 'Prefix', backend: { service: { name: 'quire-auth', port: { name: 'http' } } } },
+              { path: '/.well-known', pathType: 'Prefix', backend: { service: { name: 'quire-auth', port: { name: 'http' } } } },
+              { path: '/', pathType: 'Prefix', backend: { service: { name: 'quire-api', port: { name: 'http' } } } },
+            ],
+          },
+        },
+      ],
+    });
+    const listed = await eventually('the API at the domain', async () => {
+      const r = await apiAt(server.port, domain, '/api/resource/ToDo', `token ${api_key}:${api_secret}`);
+      return r.status === 200 ? r : undefined;
+    });
+    expect(listed.body).toEqual({ data: [] });
+
+    specPatch(name, { domains: [] });
+    await eventually('the Ingress to go', () => (kube.store.tryGet(INGRESSES, NS, `${name}-domains`) ? undefined : true));
+    await eventually('the domain to stop resolving', async () => ((await apiAt(server.port, domain, '/api/method/ping')).status === 200 ? undefined : true));
+    expect(server.platform.tenants.get(name)?.domains).toEqual([]);
+  });
+
+  it('deletes with deletionPolicy Delete: the schema is dropped, the Ingress and Secret go, the finalizer is removed', async () => {
+    await operator();
+    const name = uniqueName('op');
+    applyTenant(kube, name, { deletionPolicy: 'Delete', domains: [`${name}.example.net`] });
+    await readyTenant(name);
+    expect(kube.store.tryGet(INGRESSES, NS, `${name}-domains`)).toBeDefined();
+
+    kube.store.delete(TENANTS, NS, name);
+    expect(tenantObject(kube, name)?.metadata.deletionTimestamp).toBeDefined(); // held by the finalizer
+    await eventually('the Tenant to be gone', () => (tenantObject(kube, name) ? undefined : true));
+    expect(await schemaExists(name)).toBe(false);
+    expect(server.platform.tenants.get(name)).toBeUndefined();
+    expect(kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`)).toBeUndefined();
+    expect(kube.store.tryGet(INGRESSES, NS, `${name}-domains`)).toBeUndefined();
+    expect(eventsFor(kube, name).map((e) => e.reason)).toContain('Deleted');
+  });
+
+  it('deletes with deletionPolicy Retain: the tenant and its data stay, only the Ingress and Secret go', async () => {
+    await operator();
+    const name = uniqueName('op');
+    applyTenant(kube, name, { domains: [`${name}.example.net`] });
+    await readyTenant(name);
+    const { api_key, api_secret } = secretData(kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`));
+
+    kube.store.delete(TENANTS, NS, name);
+    await eventually('the Tenant to be gone', () => (tenantObject(kube, name) ? undefined : true));
+    expect(await schemaExists(name)).toBe(true);
+    expect(kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`)).toBeUndefined();
+    expect(kube.store.tryGet(INGRESSES, NS, `${name}-domains`)).toBeUndefined();
+    const stillServed = await apiAt(server.port, `${name}.localhost`, '/api/resource/ToDo', `token ${api_key}:${api_secret}`);
+    expect(stillServed.status).toBe(200);
+    expect(eventsFor(kube, name).map((e) => e.reason)).toContain('Retained');
+  });
+
+  it('survives a dropped watch and a 410 Gone: changes made meanwhile are reconciled', async () => {
+    const op = await operator();
+    const first = uniqueName('op');
+    applyTenant(kube, first);
+    await readyTenant(first);
+
+    // Dropped: the informer resumes from its resourceVersion and sees what happened meanwhile.
+    kube.dropWatches();
+    const second = uniqueName('op');
+    applyTenant(kube, second);
+    await readyTenant(second);
+
+    // 410: the informer must relist (a watch from its resourceVersion is refused).
+    kube.expireWatches();
+    const third = uniqueName('op');
+    applyTenant(kube, third);
+    await readyTenant(third);
+    expect(kube.requests.filter((r) => r.path.endsWith('/tenants') && r.query.watch === undefined).length).toBeGreaterThanOrEqual(2); // listed again
+
+    // Any other watch error stops a client-node informer for good: ours is restarted.
+    kube.failNext(1, 500, 'etcdserver: leader changed', /\/tenants$/);
+    kube.dropWatches();
+    await eventually('a restarted informer', async () =>
+      (await metric(op, /quire_operator_watch_restarts_total\{resource="tenants"\} (\d+)/)) >= 1 ? true : undefined,
+    );
+    const fourth = uniqueName('op');
+    applyTenant(kube, fourth);
+    await readyTenant(fourth);
+  });
+
+  it('reconciles only while holding the Lease: a standby takes over when the leader stops', async () => {
+    const a = await operator('operator-a');
+    await eventually('operator-a to lead', () => (a.operator?.controller.isLeader ? true : undefined));
+    const b = await operator('operator-b');
+    const one = uniqueName('op');
+    applyTenant(kube, one);
+    await readyTenant(one);
+    await new Promise((r) => setTimeout(r, 500)); // several retry periods: b keeps trying and failing
+    expect(b.operator?.controller.isLeader).toBe(false);
+    expect(new Set(eventsFor(kube, one).map((e) => e.instance))).toEqual(new Set(['operator-a']));
+    expect(await metric(a, /^quire_operator_leader (\d+)/m)).toBe(1);
+    expect(await metric(b, /^quire_operator_leader (\d+)/m)).toBe(0);
+    expect(await metric(b, /quire_operator_reconcile_total\{result="success"\} (\d+)/)).toBe(0);
+    const lease = kube.store.tryGet(LEASES, NS, 'quire-operator');
+    expect(lease?.spec).toMatchObject({ holderIdentity: 'operator-a', leaseDurationSeconds: 2 });
+
+    await a.shutdown(); // releases the Lease
+    operators.splice(operators.indexOf(a), 1);
+    await eventually('operator-b to lead', () => (b.operator?.controller.isLeader ? true : undefined), 5000);
+    const two = uniqueName('op');
+    applyTenant(kube, two);
+    await readyTenant(two);
+    expect(new Set(eventsFor(kube, two).map((e) => e.instance))).toEqual(new Set(['operator-b']));
+    expect(kube.store.tryGet(LEASES, NS, 'quire-operator')?.spec).toMatchObject({ holderIdentity: 'operator-b', leaseTransitions: 1 });
+  });
+
+  it('takes over a Lease whose holder vanished only after it has gone unrenewed for a lease duration', async () => {
+    kube.store.create(LEASES, NS, {
+      metadata: { name: 'quire-operator' },
+      spec: { holderIdentity: 'crashed-pod', leaseDurationSeconds: 2, renewTime: new Date().toISOString(), leaseTransitions: 3 },
+    });
+    const started = Date.now();
+    const op = await operator('operator-c');
+    const name = uniqueName('op');
+    applyTenant(kube, name);
+    await eventually('operator-c to lead', () => (op.operator?.controller.isLeader ? true : undefined), 10_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    await readyTenant(name);
+    expect(kube.store.tryGet(LEASES, NS, 'quire-operator')?.spec).toMatchObject({ holderIdentity: 'operator-c', leaseTransitions: 4 });
+  });
+
+  it('answers a spec it cannot serve with Ready=False and a reason, without a retry loop, and recovers when it is fixed', async () => {
+    const op = await operator();
+    const owner = uniqueName('op');
+    const domain = `${owner}.example.org`;
+    applyTenant(kube, owner, { domains: [domain] });
+    await readyTenant(owner);
+
+    const badName = `9${uniqueName('op')}`;
+    const badCors = uniqueName('op');
+    const underBase = uniqueName('op');
+    const taken = uniqueName('op');
+    applyTenant(kube, badName);
+    applyTenant(kube, badCors, { allowCorsOrigins: ['not an origin'] });
+    applyTenant(kube, underBase, { domains: [`shop.${underBase}.localhost`] });
+    applyTenant(kube, taken, { domains: [domain] });
+    const reasonOf = (name: string) =>
+      eventually(`${name}'s Ready=False`, () => {
+        const ready = condition(tenantObject(kube, name), 'Ready');
+        return ready?.status === 'False' ? ready : undefined;
+      });
+    expect(await reasonOf(badName)).toMatchObject({ reason: 'InvalidName', message: expect.stringContaining('Invalid tenant name') });
+    expect(await reasonOf(badCors)).toMatchObject({ reason: 'InvalidSpec', message: expect.stringContaining('spec.allowCorsOrigins.0') });
+    expect(await reasonOf(underBase)).toMatchObject({ reason: 'InvalidDomain', message: expect.stringContaining('under BASE_DOMAIN') });
+    expect(await reasonOf(taken)).toMatchObject({ reason: 'DomainConflict', message: `Already registered: ${domain} (tenant ${owner})` });
+    expect(condition(tenantObject(kube, taken), 'SchemaReady')).toMatchObject({ status: 'True' }); // the tenant itself is served
+    expect(await schemaExists(badName)).toBe(false);
+
+    // Once each has seen its own status write come back, nothing more happens until the spec changes.
+    const invalid = () => metric(op, /quire_operator_reconcile_total\{result="invalid"\} (\d+)/);
+    await new Promise((r) => setTimeout(r, 300));
+    const before = await invalid();
+    const requests = kube.requests.length;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await invalid()).toBe(before);
+    expect(kube.requests.slice(requests).filter((r) => !r.path.includes('/leases/'))).toEqual([]);
+    expect((await fetch(`http://127.0.0.1:${op.operations!.port}/healthz`)).status).toBe(200);
+
+    specPatch(badCors, { allowCorsOrigins: ['https://ok.example.com'] });
+    expect((await readyTenant(badCors)).metadata.generation).toBe(2);
+  });
+
+  it('adopts a tenant made by the CLI (keeping its data and keys), and leaves tenants without a resource alone', async () => {
+    const name = uniqueName('cli');
+    const cli = await createTenant(server.platform, { name, domains: [`${name}.example.org`] });
+    const cliAuth = `token ${cli.api_key}:${cli.api_secret}`;
+    const created = await apiAt(server.port, `${name}.localhost`, '/api/resource/ToDo', cliAuth);
+    expect(created.status).toBe(200);
+    await server.tenant('cli').then((t) => t.call('POST', '/api/resource/ToDo', { json: { description: 'elsewhere' } }));
+    const other = await server.tenant('cli');
+
+    await operator();
+    applyTenant(kube, name, { domains: [`${name}.example.org`, `www.${name}.example.org`] });
+    const adopted = await readyTenant(name);
+    expect(condition(adopted, 'SchemaReady')).toMatchObject({ status: 'True', reason: 'Adopted' });
+    expect((adopted.status as { adminSecretName?: string }).adminSecretName).toBeUndefined();
+    expect(kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`)).toBeUndefined();
+    expect(eventsFor(kube, name).map((e) => e.reason)).toContain('Adopted');
+    expect(server.platform.tenants.get(name)?.domains).toEqual([`${name}.example.org`, `www.${name}.example.org`]);
+    expect((await apiAt(server.port, `www.${name}.example.org`, '/api/resource/ToDo', cliAuth)).status).toBe(200);
+    expect(server.platform.tenants.get(other.name)).toBeDefined();
+  });
+
+  it('retries a 409 on a stale resourceVersion at once, and a failed API call with backoff', async () => {
+    const op = await operator();
+    const name = uniqueName('op');
+    kube.failNext(1, 409, `Operation cannot be fulfilled on tenants.quire.dev "${name}": the object has been modified`, new RegExp(`/tenants/${name}$`));
+    applyTenant(kube, name);
+    await readyTenant(name);
+    expect(await metric(op, /quire_operator_reconcile_total\{result="conflict"\} (\d+)/)).toBeGreaterThanOrEqual(1);
+
+    const flaky = uniqueName('op');
+    kube.failNext(2, 503, 'the server is currently unable to handle the request', new RegExp(`/tenants/${flaky}/status$`));
+    applyTenant(kube, flaky);
+    await readyTenant(flaky);
+    expect(await metric(op, /quire_operator_reconcile_total\{result="error"\} (\d+)/)).toBeGreaterThanOrEqual(1);
+    expect(await metric(op, /quire_operator_reconcile_duration_seconds_count (\d+)/)).toBeGreaterThanOrEqual(4);
+  });
+
+  it('is unready until it can list, and ready once the API server answers', async () => {
+    kube.failNext(1000, 503, 'apiserver unavailable', /\/(tenants|ingresses|secrets)$/);
+    const op = await operator();
+    const readyz = async () => {
+      const res = await fetch(`http://127.0.0.1:${op.operations!.port}/readyz`);
+      return { status: res.status, body: (await res.json()) as { checks: Record<string, string> } };
+    };
+    const failing = await readyz();
+    expect(failing.status).toBe(503);
+    expect(failing.body.checks.kubernetes).toMatch(/failing: 503/);
+    kube.failNext(0);
+    const ready = await eventually('/readyz 200', async () => {
+      const r = await readyz();
+      return r.status === 200 ? r : undefined;
+    });
+    expect(ready.body.checks).toMatchObject({ database: 'ok', kubernetes: 'ok' });
+  });
+});
