@@ -83,6 +83,36 @@ describe('site resolution', () => {
     expect(viaHeader.body.data).toEqual([{ name: posted.body.data.name, description: 'shop todo' }]);
   });
 
+  it('`tenant set --domain` replaces the custom domains; a domain of another tenant or under BASE_DOMAIN is refused', async () => {
+    const name = uniqueName('dom');
+    const created = await quire(['tenant', 'create', name, '--domain', `old-${name}.example.test`, '--admin-email', `ops@${name}.example.test`]);
+    expect(created.code).toBe(0);
+    const auth = `token ${created.json.api_key}:${created.json.api_secret}`;
+    await untilServed(server.port, { Host: `old-${name}.example.test`, Authorization: auth });
+    const admin = await rawRequest(server.port, 'GET', '/api/resource/User/Administrator', { Host: `old-${name}.example.test`, Authorization: auth });
+    expect(admin.body.data.email).toBe(`ops@${name}.example.test`);
+
+    const set = await quire(['tenant', 'set', name, '--domain', `www-${name}.example.test`, '--domain', `Shop-${name}.Example.Test`]);
+    expect(set.code).toBe(0);
+    expect(set.json).toEqual({ name, domains: [`shop-${name}.example.test`, `www-${name}.example.test`] });
+    await untilServed(server.port, { Host: `shop-${name}.example.test`, Authorization: auth });
+    const ms = await pollUntil(
+      async () => (await rawRequest(server.port, 'GET', '/api/method/ping', { Host: `old-${name}.example.test` })).status === 404,
+      5_000,
+    );
+    expect(ms).toBeLessThan(5_000);
+
+    const other = await server.tenant('dom');
+    const taken = await quire(['tenant', 'set', other.name, '--domain', `www-${name}.example.test`]);
+    expect(taken.code).not.toBe(0);
+    expect(taken.json).toMatchObject({ error: { exc_type: 'DuplicateEntryError', message: `Already registered: www-${name}.example.test (tenant ${name})` } });
+    const capture = await quire(['tenant', 'set', other.name, '--domain', `${name}.localhost`]);
+    expect(capture.json).toMatchObject({ error: { exc_type: 'ValidationError' } });
+    expect(capture.json.error.message).toMatch(/under BASE_DOMAIN/);
+    const cleared = await quire(['tenant', 'set', name, '--domain', '']);
+    expect(cleared.json).toEqual({ name, domains: [] });
+  });
+
   it('answers an unknown host with 404 DoesNotExistError', async () => {
     const a = await server.tenant();
     const byHost = await rawRequest(server.port, 'GET', '/api/resource/ToDo', { Host: `nobody-${a.name}.localhost:${server.port}`, Authorization: a.auth });
