@@ -106,6 +106,25 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     expect(eventsFor(kube, name).map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'Ready']));
   });
 
+  it('provisions ten Tenants applied at once, each answering within seconds', async () => {
+    await operator();
+    const names = Array.from({ length: 10 }, () => uniqueName('op'));
+    const applied = performance.now();
+    for (const name of names) applyTenant(kube, name);
+    const times = await Promise.all(
+      names.map(async (name) => {
+        await readyTenant(name, 30_000);
+        await eventually(`${name} answering`, async () =>
+          (await apiAt(server.port, `${name}.localhost`, '/api/method/ping')).status === 200 ? true : undefined,
+        );
+        return performance.now() - applied;
+      }),
+    );
+    times.sort((a, b) => a - b);
+    console.log(`[operator] 10 Tenants applied at once (2 workers): API answering after median ${times[4]!.toFixed(0)} ms, last ${times[9]!.toFixed(0)} ms`);
+    expect(times[9]).toBeLessThan(30_000);
+  });
+
   it('routes an added domain: registered with the tenant, an Ingress for it, the API answering there, and removed again', async () => {
     await operator();
     const name = uniqueName('op');
