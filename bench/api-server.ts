@@ -2,7 +2,7 @@ import { startApiServer } from '@quire/api';
 import { createRuntime, loadRuntimeConfig } from '@quire/runtime';
 
 /**
- * The API for `npm run bench:metrics`, both sides started the same way: `on` is `quire serve api`'s
+ * The API for `npm run bench -- metrics`, both sides started the same way: `on` is `quire serve api`'s
  * composition (operations port, health, request metrics); `off` is the same API without the
  * operations middleware and registry.
  */

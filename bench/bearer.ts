@@ -7,7 +7,7 @@ import { createTenant } from '@quire/tenancy';
 import { recreateDatabase, startProcess as start } from './support';
 
 /**
- * `npm run bench:bearer`: what OAuth Bearer verification costs per request. One run, one API
+ * `npm run bench -- bearer`: what OAuth Bearer verification costs per request. One run, one API
  * process (`quire serve api`), `GET /api/resource/ToDo?limit=20` with `token key:secret` beside
  * the same with a Bearer access token (scope `all`, and a narrowed `todo:read` one), tokens issued
  * by `quire serve auth` (client credentials). Rounds alternate so drift hits every side.

@@ -7,7 +7,7 @@ import { createTenant } from '@quire/tenancy';
 import { recreateDatabase, startProcess as start } from './support';
 
 /**
- * `npm run bench:metrics`: what metrics cost. `GET /api/resource/ToDo?limit=20` on the API as
+ * `npm run bench -- metrics`: what metrics cost. `GET /api/resource/ToDo?limit=20` on the API as
  * `quire serve api` composes it (operations port, health, request metrics) beside the same API
  * without them (bench/api-server.ts), in one run, alternating rounds, same load generator. The
  * goal: within 5 %.

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { recreateDatabase, startProcess } from './support';
 
 /**
- * `npm run bench:webhooks`: (1) deliveries per second of ONE `quire serve webhooks` process
+ * `npm run bench -- webhooks`: (1) deliveries per second of ONE `quire serve webhooks` process
  * (BullMQ on Redis) to a local receiver, draining a backlog of events; (2) the lag from commit to
  * first delivery attempt while events arrive at a steady rate. Postgres and Redis on this machine.
  */

@@ -25,9 +25,9 @@ export function setCookie(req: Request, res: Response, name: string, value: stri
     secure: req.secure,
     ...(options.maxAge !== undefined ? { maxAge: options.maxAge, expires: new Date(Date.now() + options.maxAge * 1000) } : {}),
   });
-  res.append('Set-Cookie', cookie);
+  res.appendHeader('Set-Cookie', cookie);
 }
 
 export function clearCookie(req: Request, res: Response, name: string): void {
-  res.append('Set-Cookie', serialize(name, '', { path: '/', sameSite: 'lax', secure: req.secure, expires: new Date(0) }));
+  res.appendHeader('Set-Cookie', serialize(name, '', { path: '/', sameSite: 'lax', secure: req.secure, expires: new Date(0) }));
 }

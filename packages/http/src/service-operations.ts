@@ -13,7 +13,7 @@ export interface ServiceOperations {
  * A service's main-port listener with its operations in front: /healthz and /readyz for any Host
  * (before tenant resolution, so probes need no tenant), then every other request timed and labelled
  * by `routes`. It wraps the service's listener (an express app) rather than being one of its
- * middlewares: a router layer per request cost more than the timing itself (bench:metrics).
+ * middlewares: a router layer per request cost more than the timing itself (`npm run bench -- metrics`).
  */
 export function withOperations(
   ops: ServiceOperations,

@@ -1,7 +1,8 @@
 import { DoesNotExistError } from '@quire/errors';
 import type { Platform } from '@quire/tenancy';
 import { requestId } from '@quire/http';
-import express, { type Express, type RequestHandler } from 'express';
+import type { RequestListener } from 'node:http';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import './http/locals';
 import type { Logger } from 'pino';
 import type { PlatformConfig } from '@quire/config';
@@ -15,7 +16,8 @@ import { errorHandler } from './middleware/errors';
 import { resolveTenant } from './middleware/tenant';
 import { filesRouter } from './routes/files';
 import { callMethod, methodRouter } from './routes/method';
-import { resourceRouter } from './routes/resource';
+import { hotResourceRoutes, resourceRouter } from './routes/resource';
+import { dispatcher, type HotRoute } from './dispatch';
 
 export interface ApiAppOptions {
   platform: Platform;
@@ -42,10 +44,17 @@ export const API_ROUTES: readonly string[] = [
 ];
 
 /**
- * The API service's express app: request id -> tenant -> body -> caller -> route, and one error
- * handler that renders Frappe's envelope. Routes are generic; none exists per DocType.
+ * The API service's request listener: request id -> tenant -> body -> caller -> route, and one
+ * error handler that renders Frappe's envelope. Routes are generic; none exists per DocType. The
+ * express app serves every route; the two reads clients repeat most are dispatched before its
+ * router (dispatch.ts), through the same middlewares and handlers.
  */
-export function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions): Express {
+export function createApiListener(options: ApiAppOptions): RequestListener {
+  const { app, hot, onError } = createApiApp(options);
+  return dispatcher(app, hot, onError);
+}
+
+function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions): { app: Express; hot: HotRoute[]; onError: ErrorRequestHandler } {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -53,12 +62,14 @@ export function createApiApp({ platform, config, logger, before = [] }: ApiAppOp
 
   const settings = { maxPageLength: config.maxPageLength, sessionExpirySeconds: platform.sessionExpirySeconds, maxFileSize: config.maxFileSize };
   const methods = { platform, settings };
+  const tenant = resolveTenant(platform);
+  const caller = authenticate(platform, logger);
   app.use(requestId);
   for (const handler of before) app.use(handler);
-  app.use(resolveTenant(platform));
+  app.use(tenant);
   app.use(cors);
   app.use(bodyParsers(config.maxBodySize, config.maxFileSize));
-  app.use(authenticate(platform, logger));
+  app.use(caller);
   app.use(csrf);
   app.use(filesRouter(platform));
 
@@ -77,6 +88,9 @@ export function createApiApp({ platform, config, logger, before = [] }: ApiAppOp
   app.use(() => {
     throw new DoesNotExistError('', { silent: true });
   });
-  app.use(errorHandler({ production: config.production, logger }));
-  return app;
+  const onError = errorHandler({ production: config.production, logger });
+  app.use(onError);
+  // A bodiless GET: the body parsers and the files router have nothing to do.
+  const hot = hotResourceRoutes(methods, [requestId, tenant, cors, caller, csrf]);
+  return { app, hot, onError };
 }

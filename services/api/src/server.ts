@@ -4,7 +4,7 @@ import type { Platform } from '@quire/tenancy';
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { API_ROUTES, createApiApp } from './app';
+import { API_ROUTES, createApiListener } from './app';
 import type { ApiConfig } from './config';
 
 export type RunningServer = Listening;
@@ -24,7 +24,7 @@ export function startApiServer(
   ops?: ServiceOperations,
   before: MountedBefore = { handlers: [], routes: [] },
 ): Promise<RunningServer> {
-  const app = createApiApp({
+  const app = createApiListener({
     platform,
     config: { ...config, production: config.platform.production, trustProxy: config.platform.trustProxy },
     logger,

@@ -3,49 +3,45 @@ import { AuthenticationError } from '@quire/errors';
 import { GUEST, GUEST_PRINCIPAL, type Principal } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { Passport } from 'passport';
 import { clearCookie, requestCookies } from '@quire/http';
 import type { Logger } from 'pino';
 import { BasicStrategy, TokenStrategy } from '../strategies/api-key';
 import { BearerStrategy } from '../strategies/bearer';
+import { runStrategy } from '../strategies/run-strategy';
 import { SessionStrategy } from '../strategies/session';
+import type { Strategy } from 'passport-strategy';
 
 /**
  * The caller (frappe/auth.py::validate_auth): an Authorization header of exactly two parts must
  * authenticate (else 401), through the passport strategy for its scheme (`token`, `basic`, or
- * `bearer` for OAuth access tokens, case-insensitively); otherwise a `sid` cookie
+ * `bearer` for OAuth access tokens, case-insensitively; run by runStrategy); otherwise a `sid` cookie
  * (or parameter) resumes a login session; otherwise the caller is Guest. An explicit
  * Authorization header wins over a cookie.
  */
 export function authenticate(platform: Platform, logger: Logger): RequestHandler {
-  const passport = new Passport();
-  passport.use(new TokenStrategy(platform));
-  passport.use(new BasicStrategy(platform));
-  passport.use(new BearerStrategy(platform, logger));
-  passport.use(new SessionStrategy(platform));
-  const byScheme = new Map<string, RequestHandler>(
-    ['token', 'basic', 'bearer'].map((scheme) => [scheme, passport.authenticate(scheme, { session: false, assignProperty: 'principal' }) as RequestHandler]),
-  );
-  const session = passport.authenticate('session', { session: false, assignProperty: 'quireSession' }) as RequestHandler;
+  const byScheme = new Map<string, Strategy>([
+    ['token', new TokenStrategy(platform)],
+    ['basic', new BasicStrategy(platform)],
+    ['bearer', new BearerStrategy(platform, logger)],
+  ]);
+  const session = new SessionStrategy(platform);
 
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.headers.authorization;
-    const parts = header ? header.split(' ') : [];
-    const scheme = parts.length === 2 ? parts[0] : undefined;
-    if (scheme !== undefined) {
-      const strategy = byScheme.get(scheme.toLowerCase());
+    const space = header === undefined ? -1 : header.indexOf(' ');
+    // Exactly two parts: a scheme and credentials without another space.
+    if (header !== undefined && space >= 0 && header.indexOf(' ', space + 1) === -1) {
+      const strategy = byScheme.get(header.slice(0, space).toLowerCase());
       if (!strategy) {
         next(new AuthenticationError('', { silent: true }));
         return;
       }
-      strategy(req, res, (err?: unknown) => {
-        if (err) {
-          next(err);
-          return;
-        }
-        res.locals.principal = (req as Request & { principal: Principal }).principal;
-        next();
-      });
+      runStrategy<Principal>(strategy, req).then((outcome) => {
+        if (outcome.kind === 'success') {
+          res.locals.principal = outcome.user;
+          next();
+        } else next(outcome.kind === 'error' ? outcome.error : new AuthenticationError('', { silent: true }));
+      }, next);
       return;
     }
     const sid = sessionId(req);
@@ -55,15 +51,14 @@ export function authenticate(platform: Platform, logger: Logger): RequestHandler
       return;
     }
     (req as Request & { sid?: string }).sid = sid;
-    session(req, res, (err?: unknown) => {
-      if (err) {
-        next(err);
+    runStrategy<ActiveSession>(session, req).then((outcome) => {
+      if (outcome.kind === 'error') {
+        next(outcome.error);
         return;
       }
-      const active = (req as Request & { quireSession?: ActiveSession }).quireSession;
-      if (active) {
-        res.locals.session = active;
-        res.locals.principal = active.principal;
+      if (outcome.kind === 'success') {
+        res.locals.session = outcome.user;
+        res.locals.principal = outcome.user.principal;
       } else {
         // Frappe: an expired session continues as Guest, says so, and clears the session cookies.
         res.locals.principal = GUEST_PRINCIPAL;
@@ -71,7 +66,7 @@ export function authenticate(platform: Platform, logger: Logger): RequestHandler
         for (const name of SESSION_COOKIES) clearCookie(req, res, name);
       }
       next();
-    });
+    }, next);
   };
 }
 

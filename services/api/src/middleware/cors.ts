@@ -11,7 +11,7 @@ export function cors(req: Request, res: Response, next: NextFunction): void {
   if (origin && allowed(tenant, origin)) {
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Allow-Credentials', 'true');
-    res.append('Vary', 'Origin');
+    res.appendHeader('Vary', 'Origin');
     if (req.method === 'OPTIONS') {
       const method = req.headers['access-control-request-method'];
       const headers = req.headers['access-control-request-headers'];

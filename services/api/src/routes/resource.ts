@@ -2,7 +2,8 @@ import { deleteDoc, getDoc, getList, insertDoc, serializeDoc, updateDoc } from '
 import { docMethodOf } from '@quire/apps';
 import { DoesNotExistError, MethodNotAllowed, PermissionError, ValidationError } from '@quire/errors';
 import { hasPermission, permittedLevels } from '@quire/permissions';
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { HotRoute } from '../dispatch';
 import { z } from 'zod';
 import { formDict, requestDocument, type FormDict } from '../http/form-dict';
 import { sendJson } from '../http/respond';
@@ -23,10 +24,9 @@ function docName(req: Request): { doctype: string; name: string } {
   return { doctype: p.doctype, name: segments.join('/') };
 }
 
-export function resourceRouter(deps: MethodDependencies): Router {
+/** The two reads, as handlers both the express router and the hot routes (dispatch.ts) run. */
+function readHandlers(deps: MethodDependencies) {
   const { platform, settings } = deps;
-  const router = Router({ strict: false });
-
   const context = (res: Response) => platform.context(res.locals.tenant, res.locals.principal);
 
   async function respondDoc(res: Response, doctype: string, doc: Record<string, unknown>): Promise<void> {
@@ -35,12 +35,62 @@ export function resourceRouter(deps: MethodDependencies): Router {
     sendJson(res, 200, { data: serializeDoc(ctx.meta, meta, doc, { includeNulls: false, hidden: permittedLevels(meta, ctx.principal).hidden }) });
   }
 
-  router.get('/:doctype', async (req, res) => {
-    const { doctype } = doctypeParams.parse(req.params);
-    const ctx = await context(res);
-    const data = await getList(ctx, doctype, formDict(req), settings.maxPageLength);
-    sendJson(res, 200, { data });
-  });
+  return {
+    context,
+    respondDoc,
+    list: async (req: Request, res: Response): Promise<void> => {
+      const { doctype } = doctypeParams.parse(req.params);
+      const ctx = await context(res);
+      const data = await getList(ctx, doctype, formDict(req), settings.maxPageLength);
+      sendJson(res, 200, { data });
+    },
+    read: async (req: Request, res: Response): Promise<void> => {
+      const { doctype, name } = docName(req);
+      const fd = formDict(req);
+      if (fd.run_method !== undefined) {
+        await runDocMethod(deps, doctype, name, fd, req, res);
+        return;
+      }
+      const ctx = await context(res);
+      await respondDoc(res, doctype, await getDoc(ctx, doctype, name));
+    },
+  };
+}
+
+const RESOURCE_PREFIXES = ['/api/resource/', '/api/v1/resource/'];
+
+/** express' params for a resource path: the DocType, and the name's segments, each percent-decoded (throws URIError). */
+function resourceParams(path: string): Record<string, unknown> {
+  const prefix = RESOURCE_PREFIXES.find((p) => path.startsWith(p)) ?? '';
+  const [doctype = '', ...rest] = path.slice(prefix.length).split('/');
+  const name = rest.length === 0 || (rest.length === 1 && rest[0] === '') ? undefined : rest.map(decodeURIComponent);
+  return name ? { doctype: decodeURIComponent(doctype), name } : { doctype: decodeURIComponent(doctype) };
+}
+
+/**
+ * GET a list and GET a document, answered before express' router (dispatch.ts) with the app's own
+ * middlewares; a request with `run_method` (a document method) is left to the express router.
+ */
+export function hotResourceRoutes(deps: MethodDependencies, middlewares: readonly RequestHandler[]): HotRoute[] {
+  const { list, read } = readHandlers(deps);
+  return [
+    { method: 'GET', paths: RESOURCE_PREFIXES.map((p) => `${p}:doctype`), params: resourceParams, middlewares, handler: list },
+    {
+      method: 'GET',
+      paths: RESOURCE_PREFIXES.map((p) => `${p}:doctype/*`),
+      params: resourceParams,
+      declines: (req) => (req.url ?? '').includes('run_method'),
+      middlewares,
+      handler: read,
+    },
+  ];
+}
+
+export function resourceRouter(deps: MethodDependencies): Router {
+  const router = Router({ strict: false });
+  const { context, respondDoc, list, read } = readHandlers(deps);
+
+  router.get('/:doctype', list);
 
   router.post('/:doctype', async (req, res) => {
     const { doctype } = doctypeParams.parse(req.params);
@@ -51,16 +101,7 @@ export function resourceRouter(deps: MethodDependencies): Router {
     await respondDoc(res, doctype, doc);
   });
 
-  router.get('/:doctype/*name', async (req, res) => {
-    const { doctype, name } = docName(req);
-    const fd = formDict(req);
-    if (fd.run_method !== undefined) {
-      await runDocMethod(deps, doctype, name, fd, req, res);
-      return;
-    }
-    const ctx = await context(res);
-    await respondDoc(res, doctype, await getDoc(ctx, doctype, name));
-  });
+  router.get('/:doctype/*name', read);
 
   router.put('/:doctype/*name', async (req, res) => {
     const { doctype, name } = docName(req);

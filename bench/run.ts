@@ -1,0 +1,28 @@
+/**
+ * `npm run bench -- <name>`: one benchmark, each measuring Quire beside its floor in one run.
+ * Every benchmark makes its own database on BENCH_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+const BENCHMARKS: Record<string, { file: string; what: string }> = {
+  reads: {
+    file: './reads',
+    what: 'GET one ToDo and a filtered list over 100,000 rows: Quire (System Manager, Administrator) vs bare node:http + pg and express',
+  },
+  bearer: { file: './bearer', what: 'the list with an OAuth Bearer token beside `token key:secret`' },
+  metrics: { file: './metrics-cost', what: 'the list with metrics and health on beside off' },
+  webhooks: { file: './webhooks', what: 'deliveries per second of one webhooks process, and commit-to-attempt lag (needs Redis)' },
+};
+
+export {};
+
+const name = process.argv[2];
+const bench = name === undefined ? undefined : BENCHMARKS[name];
+if (!bench) {
+  console.log(
+    `npm run bench -- <name>\n\n${Object.entries(BENCHMARKS)
+      .map(([n, b]) => `  ${n.padEnd(10)} ${b.what}`)
+      .join('\n')}`,
+  );
+  process.exitCode = name === undefined ? 0 : 2;
+} else {
+  await import(bench.file);
+}
