@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
  * Credentials at rest. API secrets are long random values we generate, so a fast hash (SHA-256)
@@ -17,7 +17,8 @@ export function generateApiSecret(): string {
 }
 
 export function hashApiSecret(secret: string): string {
-  return 'sha256$' + createHash('sha256').update(secret, 'utf8').digest('hex');
+  // crypto.hash: one call, no Hash object (measured: a third of a cached token check's cost was the object).
+  return 'sha256$' + hash('sha256', secret, 'hex');
 }
 
 /** Constant-time comparison of a presented secret with its stored hash. */

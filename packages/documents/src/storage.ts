@@ -20,6 +20,22 @@ function selectList(meta: Meta): string {
   return list;
 }
 
+/**
+ * A document row by name, and the same FOR UPDATE: one string per Meta, so the prepared-statement
+ * lookup keyed by the SQL text hashes an already-hashed string instead of a fresh one per read.
+ */
+const rowSelects = new WeakMap<Meta, { plain: string; forUpdate: string }>();
+
+function rowSelect(meta: Meta, forUpdate: boolean): string {
+  let texts = rowSelects.get(meta);
+  if (texts === undefined) {
+    const plain = `SELECT ${selectList(meta)} FROM ${meta.table} WHERE "name" = $1`;
+    texts = { plain, forUpdate: `${plain} FOR UPDATE` };
+    rowSelects.set(meta, texts);
+  }
+  return forUpdate ? texts.forUpdate : texts.plain;
+}
+
 /** The name as the table stores it: autoincrement names are integers, anything else is not found. */
 export function storedName(meta: Meta, name: unknown): string | number | undefined {
   if (meta.namingRule === 'autoincrement') {
@@ -31,7 +47,7 @@ export function storedName(meta: Meta, name: unknown): string | number | undefin
 }
 
 export async function selectRow(q: Queryable, meta: Meta, name: string | number, forUpdate = false): Promise<DocData | undefined> {
-  const { rows } = await q.query<DocData>(`SELECT ${selectList(meta)} FROM ${meta.table} WHERE "name" = $1${forUpdate ? ' FOR UPDATE' : ''}`, [name], {
+  const { rows } = await q.query<DocData>(rowSelect(meta, forUpdate), [name], {
     prepare: true,
   });
   return rows[0];

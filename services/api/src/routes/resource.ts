@@ -1,4 +1,4 @@
-import { deleteDoc, getDoc, getList, insertDoc, serializeDoc, updateDoc } from '@quire/documents';
+import { deleteDoc, getDoc, getList, insertDoc, serializeDoc, updateDoc, type DocContext } from '@quire/documents';
 import { docMethodOf } from '@quire/apps';
 import { DoesNotExistError, MethodNotAllowed, PermissionError, ValidationError } from '@quire/errors';
 import { hasPermission, permittedLevels } from '@quire/permissions';
@@ -17,11 +17,19 @@ import { methodArgs, methodContext, type MethodDependencies } from './method';
 const doctypeParams = z.object({ doctype: z.string().min(1).max(140) });
 const docParams = doctypeParams.extend({ name: z.array(z.string()).min(1) });
 
+/** The DocType of the path; zod judges (and words the error) only when the quick check fails. */
+function doctypeOf(req: Request): string {
+  const { doctype } = req.params as { doctype?: unknown };
+  return typeof doctype === 'string' && doctype.length >= 1 && doctype.length <= 140 ? doctype : doctypeParams.parse(req.params).doctype;
+}
+
 /** Names are percent-decoded per segment by the router, then re-joined: `ACC/0001` and `ACC%2F0001` are one name. */
 function docName(req: Request): { doctype: string; name: string } {
-  const p = docParams.parse(req.params);
-  const segments = p.name.at(-1) === '' ? p.name.slice(0, -1) : p.name; // a trailing slash is optional
-  return { doctype: p.doctype, name: segments.join('/') };
+  const doctype = doctypeOf(req);
+  const raw = (req.params as { name?: unknown }).name;
+  const segments = Array.isArray(raw) && raw.length > 0 && raw.every((s) => typeof s === 'string') ? (raw as string[]) : docParams.parse(req.params).name;
+  const name = segments.at(-1) === '' ? segments.slice(0, -1) : segments; // a trailing slash is optional
+  return { doctype, name: name.join('/') };
 }
 
 /** The two reads, as handlers both the express router and the hot routes (dispatch.ts) run. */
@@ -29,8 +37,8 @@ function readHandlers(deps: MethodDependencies) {
   const { platform, settings } = deps;
   const context = (res: Response) => platform.context(res.locals.tenant, res.locals.principal);
 
-  async function respondDoc(res: Response, doctype: string, doc: Record<string, unknown>): Promise<void> {
-    const ctx = await context(res);
+  async function respondDoc(res: Response, doctype: string, doc: Record<string, unknown>, known?: DocContext): Promise<void> {
+    const ctx = known ?? (await context(res));
     const meta = ctx.meta.require(doctype);
     sendJson(res, 200, { data: serializeDoc(ctx.meta, meta, doc, { includeNulls: false, hidden: permittedLevels(meta, ctx.principal).hidden }) });
   }
@@ -39,7 +47,7 @@ function readHandlers(deps: MethodDependencies) {
     context,
     respondDoc,
     list: async (req: Request, res: Response): Promise<void> => {
-      const { doctype } = doctypeParams.parse(req.params);
+      const doctype = doctypeOf(req);
       const ctx = await context(res);
       const data = await getList(ctx, doctype, formDict(req), settings.maxPageLength);
       sendJson(res, 200, { data });
@@ -52,7 +60,7 @@ function readHandlers(deps: MethodDependencies) {
         return;
       }
       const ctx = await context(res);
-      await respondDoc(res, doctype, await getDoc(ctx, doctype, name));
+      await respondDoc(res, doctype, await getDoc(ctx, doctype, name), ctx);
     },
   };
 }
@@ -93,7 +101,7 @@ export function resourceRouter(deps: MethodDependencies): Router {
   router.get('/:doctype', list);
 
   router.post('/:doctype', async (req, res) => {
-    const { doctype } = doctypeParams.parse(req.params);
+    const doctype = doctypeOf(req);
     const ctx = await context(res);
     const input = requestDocument(req, formDict(req));
     delete input.doctype;
