@@ -1,10 +1,6 @@
-import { generateKeys, insertDoc } from '@quire/documents';
-import { makePrincipal } from '@quire/permissions';
-import { listStatement } from '@quire/query';
-import { createRuntime, loadRuntimeConfig } from '@quire/runtime';
-import { createTenant } from '@quire/tenancy';
 import { cpuSeconds, loadGenerator, measure } from './load';
 import { recreateDatabase, startProcess, type Started } from './support';
+import { LIST_PATH, seedTodos } from './todo-seed';
 
 /**
  * `npm run bench -- reads`: Quire's two hot reads beside the floor, in one run.
@@ -23,65 +19,6 @@ import { recreateDatabase, startProcess, type Started } from './support';
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
-const database = 'quire_bench_reads';
-
-const LIST_QUERY = {
-  fields: JSON.stringify(['name', 'status', 'priority', 'date', 'description']),
-  filters: JSON.stringify([
-    ['status', '=', 'Open'],
-    ['date', '>=', '2025-06-01'],
-  ]),
-  order_by: 'modified desc',
-  limit_page_length: '20',
-};
-
-async function seed(env: NodeJS.ProcessEnv) {
-  const rt = await createRuntime({ config: loadRuntimeConfig({ ...process.env, ...env }), name: 'quire-bench' });
-  try {
-    const tenant = await createTenant(rt.platform, { name: 'bench' });
-    const registered = rt.platform.tenants.get('bench');
-    if (!registered) throw new Error('tenant bench was not registered');
-    const admin = makePrincipal('Administrator', ['Administrator', 'System Manager']);
-    const ctx = await rt.platform.context(registered, admin);
-    await insertDoc(ctx, 'User', { email: 'clerk@example.com', first_name: 'Clerk', roles: [{ role: 'System Manager' }] });
-    const clerk = await rt.db.transaction((tx) => generateKeys(tx, ctx, 'clerk@example.com', 'Administrator'));
-    // One document through the lifecycle, the rest copied from it in SQL (100,000 inserts through the API would take minutes).
-    const meta = ctx.meta.require('ToDo');
-    await insertDoc(ctx, 'ToDo', { description: 'template', priority: 'Medium', date: '2025-01-01' });
-    const columns = meta.columns.map((c) => c.sql);
-    const computed: Record<string, string> = {
-      '"name"': `substr(md5(i::text), 1, 10)`,
-      '"description"': `'todo ' || i`,
-      '"status"': `(ARRAY['Open','Closed','Cancelled'])[1 + i % 3]`,
-      '"priority"': `(ARRAY['High','Medium','Low'])[1 + i % 3]`,
-      '"date"': `DATE '2025-01-01' + (i % 700)`,
-      '"creation"': `TIMESTAMP '2025-01-01' + i * INTERVAL '1 minute'`,
-      '"modified"': `TIMESTAMP '2025-01-01' + i * INTERVAL '1 minute'`,
-    };
-    const select = columns.map((c) => computed[c] ?? c).join(', ');
-    await rt.db.query(
-      `INSERT INTO ${meta.table} (${columns.join(', ')}) SELECT ${select} FROM ${meta.table} t, generate_series(1, ${ROWS}) AS i WHERE t."description" = 'template'`,
-    );
-    await rt.db.query(`DELETE FROM ${meta.table} WHERE "description" = 'template'`);
-    // The list orders by modified: with an index both sides read ~80 rows, not 100,000, so what is
-    // measured is the request's own cost (the same for both sides either way).
-    await rt.db.query(`CREATE INDEX IF NOT EXISTS bench_todo_modified ON ${meta.table} ("modified")`);
-    await rt.db.query(`ANALYZE ${meta.table}`);
-    const { rows } = await rt.db.query<{ name: string }>(`SELECT "name" FROM ${meta.table} ORDER BY random() LIMIT 1000`);
-    const clerkPrincipal = makePrincipal('clerk@example.com', ['System Manager', 'All']);
-    const list = listStatement(LIST_QUERY, { meta, tenant: ctx.meta, principal: clerkPrincipal, maxPageLength: 1000 });
-    return {
-      names: rows.map((r) => r.name),
-      getSql: `SELECT ${columns.join(', ')} FROM ${meta.table} WHERE "name" = $1`,
-      list,
-      tokens: { clerk: `token ${clerk.api_key}:${clerk.api_secret}`, admin: `token ${tenant.api_key}:${tenant.api_secret}` },
-    };
-  } finally {
-    await rt.close();
-  }
-}
-
 interface Row {
   round: number;
   request: string;
@@ -93,17 +30,20 @@ interface Row {
   errors: number;
 }
 
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const database = 'quire_bench_reads';
+
 async function main(): Promise<void> {
   const env = { DATABASE_URL: await recreateDatabase(database), LOG_LEVEL: 'warn', NODE_ENV: 'production', DB_POOL_SIZE: '10' };
-  const seeded = await seed(env);
+  const seeded = await seedTodos(env, ROWS);
+  await seeded.close();
   const floorEnv = { ...env, PORT: '0', GET_SQL: seeded.getSql, LIST_SQL: seeded.list.text, LIST_VALUES: JSON.stringify(seeded.list.values) };
   const bare = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { ...floorEnv, FLOOR: 'bare' });
   const express = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { ...floorEnv, FLOOR: 'express' });
   const quire = await startProcess(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0' });
-  const listPath = `/api/resource/ToDo?${new URLSearchParams(LIST_QUERY).toString()}`;
   const requests = {
     get: seeded.names.map((n) => `/api/resource/ToDo/${n}`),
-    list: [listPath],
+    list: [LIST_PATH],
   };
   const site = { 'X-Frappe-Site-Name': 'bench' };
   const sides: { side: string; server: Started; headers: Record<string, string> }[] = [

@@ -7,7 +7,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: './reads',
     what: 'GET one ToDo and a filtered list over 100,000 rows: Quire (System Manager, Administrator) vs bare node:http + pg and express',
   },
-  bearer: { file: './bearer', what: 'the list with an OAuth Bearer token beside `token key:secret`' },
+  callers: { file: './callers', what: 'the same reads with `token key:secret`, an OAuth Bearer token and a session cookie (one user)' },
   metrics: { file: './metrics-cost', what: 'the list with metrics and health on beside off' },
   webhooks: { file: './webhooks', what: 'deliveries per second of one webhooks process, and commit-to-attempt lag (needs Redis)' },
 };

@@ -27,7 +27,7 @@ function doctypeOf(req: Request): string {
 function docName(req: Request): { doctype: string; name: string } {
   const doctype = doctypeOf(req);
   const raw = (req.params as { name?: unknown }).name;
-  const segments = Array.isArray(raw) && raw.length > 0 && raw.every((s) => typeof s === 'string') ? (raw as string[]) : docParams.parse(req.params).name;
+  const segments = Array.isArray(raw) && raw.length > 0 && raw.every((s) => typeof s === 'string') ? raw : docParams.parse(req.params).name;
   const name = segments.at(-1) === '' ? segments.slice(0, -1) : segments; // a trailing slash is optional
   return { doctype, name: name.join('/') };
 }

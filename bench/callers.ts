@@ -1,0 +1,120 @@
+import http from 'node:http';
+import { insertDoc } from '@quire/documents';
+import { makePrincipal } from '@quire/permissions';
+import { cpuSeconds, loadGenerator, measure } from './load';
+import { recreateDatabase, startProcess } from './support';
+import { CLERK, LIST_PATH, seedTodos } from './todo-seed';
+
+/**
+ * `npm run bench -- callers`: what each way of signing in costs on the two hot reads (GET one ToDo,
+ * the filtered list), in one run, all as the same System Manager user: `token key:secret`, an OAuth
+ * Bearer access token (client credentials, scope `all`, issued by `quire serve auth`, verified in
+ * the API process), and a login session cookie (`sid`). Rounds alternate the callers.
+ */
+const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const database = 'quire_bench_callers';
+
+function post(port: number, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string; cookies: string[] }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, cookies: res.headers['set-cookie'] ?? [] }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function bearerToken(authPort: number, clientId: string, clientSecret: string): Promise<string> {
+  const res = await post(
+    authPort,
+    '/oauth/token',
+    {
+      Host: `bench.localhost:${authPort}`,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+    },
+    new URLSearchParams({ grant_type: 'client_credentials', scope: 'all' }).toString(),
+  );
+  const token = (JSON.parse(res.text) as { access_token?: string }).access_token;
+  if (!token) throw new Error(`no access token: ${res.status} ${res.text}`);
+  return token;
+}
+
+async function sessionCookie(apiPort: number): Promise<string> {
+  const res = await post(
+    apiPort,
+    '/api/method/login',
+    { 'X-Frappe-Site-Name': 'bench', 'Content-Type': 'application/json' },
+    JSON.stringify({ usr: CLERK.email, pwd: CLERK.password }),
+  );
+  const sid = res.cookies.map((c) => /^sid=([^;]+)/.exec(c)?.[1]).find((v) => v !== undefined && v !== 'Guest');
+  if (!sid) throw new Error(`login failed: ${res.status} ${res.text}`);
+  return `sid=${sid}`;
+}
+
+async function main(): Promise<void> {
+  const env = { DATABASE_URL: await recreateDatabase(database), LOG_LEVEL: 'warn', NODE_ENV: 'production', BASE_DOMAIN: 'localhost' };
+  const seeded = await seedTodos(env, ROWS);
+  const tenant = seeded.platform.tenants.get('bench');
+  if (!tenant) throw new Error('tenant bench missing');
+  const ctx = await seeded.platform.context(tenant, makePrincipal('Administrator', ['Administrator', 'System Manager']));
+  const client = await insertDoc(ctx, 'OAuth Client', { app_name: 'bench', grant_type: 'Client Credentials', user: CLERK.email, scopes: 'all' });
+  await seeded.close();
+
+  const api = await startProcess(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0', DB_POOL_SIZE: '10' });
+  const auth = await startProcess(['bin/quire.mjs', 'serve', 'auth'], { ...env, AUTH_PORT: '0', DB_POOL_SIZE: '4' });
+  try {
+    const site = { 'X-Frappe-Site-Name': 'bench' };
+    const callers: Record<string, Record<string, string>> = {
+      'token key:secret': { ...site, Authorization: seeded.tokens.clerk },
+      'Bearer (scope all)': { ...site, Authorization: `Bearer ${await bearerToken(auth.port, String(client.name), String(client.client_secret))}` },
+      'session cookie': { ...site, Cookie: await sessionCookie(api.port) },
+    };
+    const requests = { get: seeded.names.map((n) => `/api/resource/ToDo/${n}`), list: [LIST_PATH] };
+    const origin = `http://127.0.0.1:${api.port}`;
+    const pid = api.child.pid ?? 0;
+    const results: { round: number; request: string; caller: string; rps: number; p50: number; p99: number; cpu_us: number; errors: number }[] = [];
+    for (const [request, paths] of Object.entries(requests)) {
+      for (const headers of Object.values(callers)) await measure({ origin, paths, headers, seconds: 3, connections });
+      for (let round = 1; round <= rounds; round++) {
+        for (const [caller, headers] of Object.entries(callers)) {
+          const before = cpuSeconds(pid);
+          const r = await measure({ origin, paths, headers, seconds, connections });
+          results.push({ round, request, caller, ...r, cpu_us: Math.round(((cpuSeconds(pid) - before) / (r.rps * seconds)) * 1e6) });
+        }
+      }
+    }
+    console.table(results.map((r) => ({ ...r, rps: Math.round(r.rps), p50: r.p50.toFixed(2), p99: r.p99.toFixed(2) })));
+    const summary: Record<string, unknown> = { generator: loadGenerator(), connections, seconds, rounds, rows: ROWS };
+    for (const request of Object.keys(requests)) {
+      const avg = (caller: string, key: 'rps' | 'p50' | 'p99' | 'cpu_us') => {
+        const rows = results.filter((r) => r.request === request && r.caller === caller);
+        return rows.reduce((s, r) => s + r[key], 0) / rows.length;
+      };
+      const token = avg('token key:secret', 'rps');
+      summary[request] = Object.fromEntries(
+        Object.keys(callers).map((caller) => [
+          caller,
+          {
+            rps: Math.round(avg(caller, 'rps')),
+            ratio_to_token: Number((avg(caller, 'rps') / token).toFixed(3)),
+            p50_ms: Number(avg(caller, 'p50').toFixed(2)),
+            p99_ms: Number(avg(caller, 'p99').toFixed(2)),
+            cpu_us_per_request: Math.round(avg(caller, 'cpu_us')),
+          },
+        ]),
+      );
+    }
+    console.log(JSON.stringify(summary, null, 2));
+    if (results.some((r) => r.errors > 0)) throw new Error('some requests failed: see the errors column');
+  } finally {
+    for (const side of [api, auth]) side.child.kill('SIGTERM');
+  }
+}
+
+await main();
