@@ -8,7 +8,7 @@ import { LocalDiskStore } from '@quire/files';
 import { frappeApp } from '@quire/frappe';
 import { listen, operationsListener, Readiness, type Listening, type ServiceOperations } from '@quire/http';
 import { ProcessMetrics } from '@quire/metrics';
-import { loadSecretBox, migrateRelease, Platform, platformSchemaReady, releaseOf, TenantMigrationError } from '@quire/tenancy';
+import { loadDeploymentId, loadSecretBox, migrateRelease, Platform, platformSchemaReady, releaseOf, TenantMigrationError } from '@quire/tenancy';
 import { QueueProducer } from '@quire/webhooks';
 import type { OperatorService } from '@quire/operator-service';
 import type { WebhooksService } from '@quire/webhooks-service';
@@ -116,7 +116,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       const report = await migrateRelease(platform);
       if (report.failed) throw new TenantMigrationError({ ...report, failed: report.failed });
     }
-    closers.push(wakeQueueOnCommit(platform, config));
+    const queuePrefix = config.webhooks.queuePrefix ?? `quire:${await loadDeploymentId(db)}`;
+    closers.push(wakeQueueOnCommit(platform, config, queuePrefix));
     let ops: ServiceOperations | undefined;
     let operations: Listening | undefined;
     if (serve.size > 0) {
@@ -128,7 +129,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       operations = listening;
       closers.push((ms) => listening.close(ms));
     }
-    const started = ops ? await startServices(platform, config, serve, logger, ops, drainers) : NOT_STARTED;
+    const started = ops ? await startServices(platform, config, serve, logger, ops, drainers, queuePrefix) : NOT_STARTED;
     const { shutdownDelayMs, shutdownTimeoutMs } = config.platform;
     let stopping: Promise<void> | undefined;
     return {
@@ -196,11 +197,11 @@ function operationsOf(platform: Platform, config: RuntimeConfig): { ops: Service
  * Without Redis an in-process runner (started with the webhooks service) is woken instead, and
  * events written elsewhere are found by its sweep.
  */
-function wakeQueueOnCommit(platform: Platform, config: RuntimeConfig): () => Promise<void> {
+function wakeQueueOnCommit(platform: Platform, config: RuntimeConfig, prefix: string): () => Promise<void> {
   const redisUrl = config.webhooks.redisUrl;
   if (!redisUrl) return async () => {};
   let producer: QueueProducer | undefined;
-  const unsubscribe = platform.changes.onWebhookEvents((_tenant, ids) => (producer ??= new QueueProducer(redisUrl)).notify(ids));
+  const unsubscribe = platform.changes.onWebhookEvents((_tenant, ids) => (producer ??= new QueueProducer({ redisUrl, prefix })).notify(ids));
   return async () => {
     unsubscribe();
     await producer?.close();
@@ -219,13 +220,14 @@ async function startServices(
   logger: Logger,
   ops: ServiceOperations,
   closers: Closer[],
+  queuePrefix: string,
 ): Promise<StartedServices> {
   const started: StartedServices = { ...NOT_STARTED };
   const child = (service: ServiceName): Logger => (serve.size > 1 ? logger.child({ service }) : logger);
   if (serve.has('webhooks')) {
     // Imported only when served, like the others: a CLI command should not load BullMQ, express or oidc-provider.
     const { startWebhooksService } = await import('@quire/webhooks-service');
-    const webhooks = startWebhooksService(platform, config.webhooks, child('webhooks'), ops);
+    const webhooks = startWebhooksService(platform, config.webhooks, child('webhooks'), ops, queuePrefix);
     started.webhooks = webhooks;
     closers.push((ms) => webhooks.close(ms));
   }

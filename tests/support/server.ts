@@ -125,6 +125,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       webhooks: {
         platform,
         redisUrl: undefined,
+        queuePrefix: undefined,
         allowNets: [],
         concurrency: 8,
         sweepIntervalMs: 50,

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quireJson, spawnQuire, type Spawned } from '../support/process';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { freshDatabase } from '../platform/migrate-support';
 import { call, databaseUrl } from '../support/server';
 
 /**
@@ -132,13 +133,71 @@ describe('at-least-once delivery across process and Redis failures', () => {
     await webhook(api.port, path);
     await createTodos(api.port, 10, 'flushed'); // queued in Redis, nobody consuming
     const redis = new Redis(redisUrl);
-    expect(await redis.keys('bull:quire-webhooks:*')).not.toHaveLength(0);
+    expect(await redis.keys('quire:*:quire-webhooks:*')).not.toHaveLength(0);
     await redis.flushdb();
     redis.disconnect();
     const worker = await start('webhooks');
     await untilDelivered(path, 10, 20_000);
     await stop(worker.p);
     await stop(api.p);
+  }, 120_000);
+
+  it('a backlog holds one job per event: the sweep never queues a twin of what the API queued', async () => {
+    const api = await start('api');
+    const path = '/backlog';
+    await webhook(api.port, path);
+    receiver.respond((r) => (r.url === path ? { status: 200, delayMs: 400 } : { status: 200 }));
+    await createTodos(api.port, 12, 'backlog'); // queued by the API, nobody consuming yet
+    // One slow delivery at a time: the backlog stays while the sweep (every 500 ms) looks at it.
+    const worker = await start('webhooks', { WEBHOOK_CONCURRENCY: '1' });
+    await new Promise((r) => setTimeout(r, 1200)); // two sweeps or more
+    const redis = new Redis(redisUrl);
+    const jobs = (await redis.keys('quire:*:quire-webhooks:*')).map((k) => /:([0-9a-f-]{36})_([^:]+)$/.exec(k)).filter((m) => m !== null);
+    redis.disconnect();
+    expect(jobs.length).toBeGreaterThan(0);
+    const perAttempt = new Map<string, number>();
+    for (const m of jobs) perAttempt.set(m[1]!, (perAttempt.get(m[1]!) ?? 0) + 1);
+    expect([...perAttempt.values()].every((n) => n === 1)).toBe(true);
+    await untilDelivered(path, 12, 30_000);
+    expect(receiver.received.filter((r) => r.url === path)).toHaveLength(12);
+    receiver.respond(() => ({ status: 200 }));
+    await stop(worker.p);
+    await stop(api.p);
+  }, 120_000);
+
+  it('two deployments sharing one Redis keep their queues apart (a prefix per deployment)', async () => {
+    const other = await freshDatabase();
+    try {
+      const created = await quireJson(['tenant', 'create', tenant], { DATABASE_URL: other.url });
+      expect(created.code).toBe(0);
+      const otherAuth = `token ${created.json.api_key}:${created.json.api_secret}`;
+      const ours = { api: await start('api'), worker: await start('webhooks') };
+      const theirs = { api: await start('api', { DATABASE_URL: other.url }), worker: await start('webhooks', { DATABASE_URL: other.url }) };
+      await webhook(ours.api.port, '/deployment-a');
+      const hook = await call(`http://127.0.0.1:${theirs.api.port}`, tenant, 'POST', '/api/resource/Webhook', {
+        auth: otherAuth,
+        json: { name: 'hook-b', webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: `${receiver.url}/deployment-b`, timeout: 2 },
+      });
+      expect(hook.status, hook.text).toBe(200);
+      await createTodos(ours.api.port, 10, 'deployment-a');
+      for (let i = 0; i < 10; i++) {
+        const res = await call(`http://127.0.0.1:${theirs.api.port}`, tenant, 'POST', '/api/resource/ToDo', {
+          auth: otherAuth,
+          json: { description: `b ${i}` },
+        });
+        expect(res.status).toBe(200);
+      }
+      // Each worker takes only its own deployment's jobs, so both deliver at once (no waiting for a sweep).
+      expect(await untilDelivered('/deployment-a', 10, 10_000)).toBeLessThan(10_000);
+      expect(await untilDelivered('/deployment-b', 10, 10_000)).toBeLessThan(10_000);
+      const redis = new Redis(redisUrl);
+      const prefixes = new Set((await redis.keys('quire:*:quire-webhooks:*')).map((k) => k.split(':')[1]));
+      redis.disconnect();
+      expect(prefixes.size).toBeGreaterThanOrEqual(2);
+      for (const p of [ours.api.p, ours.worker.p, theirs.api.p, theirs.worker.p]) await stop(p);
+    } finally {
+      await other.drop();
+    }
   }, 120_000);
 
   it('several webhooks processes share the work and deliver each event', async () => {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { qualified, type ChangeNotifier, type Executor, type Queryable } from '@quire/db';
 import type { Principal } from '@quire/permissions';
 import { LRUCache } from 'lru-cache';
@@ -31,7 +31,7 @@ export function sessionsTableDDL(schema: string): string[] {
 export const SESSION_COOKIES = ['full_name', 'user_id', 'sid', 'user_image', 'user_lang', 'system_user'] as const;
 
 export function hashSessionId(sid: string): string {
-  return createHash('sha256').update(sid, 'utf8').digest('hex');
+  return hash('sha256', sid, 'hex');
 }
 
 export interface NewSession {

@@ -17,6 +17,7 @@ export { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 export { tenantMigrations, migrateTenantSchema } from './tenant-schema';
 export { PlatformChanges, type WebhookEventsListener } from './changes';
 export { loadSecretBox } from './secrets';
+export { loadDeploymentId } from './deployment';
 export { releaseOf, releaseStatus, platformSchemaReady, recordTenantRelease, type ReleaseStatus } from './release';
 export {
   migrateRelease,

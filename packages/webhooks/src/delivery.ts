@@ -37,6 +37,8 @@ export interface DeliveryReport {
   outcome: Outcome | 'skipped';
   /** For `retrying`: when the next attempt is due. */
   retryInMs?: number;
+  /** For `retrying`: the attempts made so far (the next attempt's job id is keyed by it). */
+  attempts?: number;
 }
 
 const MAX_LOGGED_RESPONSE = 4000;
@@ -130,7 +132,9 @@ export async function deliverEvent(deps: DeliveryDeps, id: string): Promise<Deli
   const verdict = judge(deps, e, result, attempt);
   await finish(deps, ctx, e, attempt, headers, result, verdict);
   deps.observer?.attempted({ outcome: verdict.outcome, durationMs: result.durationMs, attempt, lagMs });
-  return verdict.outcome === 'retrying' ? { outcome: 'retrying', retryInMs: verdict.attempt.nextAttemptInMs ?? 0 } : { outcome: verdict.outcome };
+  return verdict.outcome === 'retrying'
+    ? { outcome: 'retrying', retryInMs: verdict.attempt.nextAttemptInMs ?? 0, attempts: attempt }
+    : { outcome: verdict.outcome };
 }
 
 /** The attempt's log row, the event's new state and (for a 410) the webhook's, in one transaction. */

@@ -117,20 +117,22 @@ export async function recordAttempt(q: Queryable, id: string, r: AttemptResult):
 
 export interface DueEvent {
   id: string;
-  /** ms since the epoch: identifies this scheduled attempt (queue job ids use it). */
+  /** ms since the epoch. */
   dueAt: number;
+  /** Attempts made so far: with the id, names the attempt that is due (queue job ids use it). */
+  attempts: number;
 }
 
 /** Pending events whose attempt is due and that no live lease holds: what a sweep re-enqueues. */
 export async function dueEvents(q: Queryable, limit: number): Promise<DueEvent[]> {
-  const { rows } = await q.query<{ id: string; due_at: string | number }>(
-    `SELECT "id", (extract(epoch FROM "next_attempt_at") * 1000)::bigint AS due_at FROM quire.webhook_events
+  const { rows } = await q.query<{ id: string; due_at: string | number; attempts: number }>(
+    `SELECT "id", (extract(epoch FROM "next_attempt_at") * 1000)::bigint AS due_at, "attempts" FROM quire.webhook_events
      WHERE "status" = 'pending' AND "next_attempt_at" <= (clock_timestamp() at time zone 'utc')
        AND ("lease_until" IS NULL OR "lease_until" < (clock_timestamp() at time zone 'utc'))
      ORDER BY "next_attempt_at" LIMIT $1`,
     [limit],
   );
-  return rows.map((r) => ({ id: r.id, dueAt: Number(r.due_at) }));
+  return rows.map((r) => ({ id: r.id, dueAt: Number(r.due_at), attempts: r.attempts }));
 }
 
 /** Milliseconds until the next pending event is due (for a sleeping runner), or undefined. */

@@ -1,6 +1,6 @@
 export { webhookCapture, WEBHOOK_EVENTS, MAX_TIMEOUT_SECONDS, type WebhookEvent } from './outbox';
 export { deliverEvent, type DeliveryDeps, type DeliveryObserver, type DeliveryReport, type Outcome } from './delivery';
-export { QueueProducer, QueueWorker, InProcessRunner, QUEUE_NAME, type WorkerOptions, type RunnerOptions } from './runners';
+export { QueueProducer, QueueWorker, InProcessRunner, QUEUE_NAME, type QueueLocation, type WorkerOptions, type RunnerOptions } from './runners';
 export { dueEvents, pendingCount, oldestPendingAgeSeconds, replayEvent, type OutboxEvent } from './events';
 export { compileCondition, cachedCondition, ConditionError } from './condition';
 export { renderTemplate, checkTemplate, TemplateError } from './template';

@@ -16,13 +16,26 @@ export interface DeliveryJob {
   id: string;
 }
 
-/** One BullMQ job per scheduled attempt; ids are stable, so a sweep never queues an attempt twice. */
-function jobId(eventId: string, dueAt: number | 'new'): string {
-  return `${eventId}_${dueAt}`;
+/**
+ * One BullMQ job per attempt, named by the attempts made before it: the API's job for a new event
+ * and the sweep's for the same first attempt are one job (`<id>_0`), so a backlog never holds
+ * jobs that can only lose the claim to their twin.
+ */
+function jobId(eventId: string, attemptsMade: number): string {
+  return `${eventId}_${attemptsMade}`;
 }
 
-function connection(redisUrl: string) {
-  return { url: redisUrl, maxRetriesPerRequest: null } as const;
+/**
+ * Where a deployment's queue lives in Redis: BullMQ's key prefix (its default is `bull`), one per
+ * deployment, so the webhooks processes of two databases sharing a Redis never take each other's jobs.
+ */
+export interface QueueLocation {
+  redisUrl: string;
+  prefix: string;
+}
+
+function queueOptions(at: QueueLocation) {
+  return { connection: { url: at.redisUrl, maxRetriesPerRequest: null }, prefix: at.prefix } as const;
 }
 
 /** The writing side with Redis (API, CLI): enqueue each committed event at once. */
@@ -30,15 +43,15 @@ export class QueueProducer {
   private readonly queue: Queue<DeliveryJob>;
   private readonly pending = new Set<Promise<unknown>>();
 
-  constructor(redisUrl: string) {
-    this.queue = new Queue<DeliveryJob>(QUEUE_NAME, { connection: connection(redisUrl) });
+  constructor(at: QueueLocation) {
+    this.queue = new Queue<DeliveryJob>(QUEUE_NAME, queueOptions(at));
     this.queue.on('error', () => {}); // a Redis outage must not crash the API; the sweep catches up
   }
 
   /** Best effort: if Redis is down the events wait in Postgres for a sweep. */
   notify(ids: readonly string[]): void {
     const added = this.queue
-      .addBulk(ids.map((id) => ({ name: 'deliver', data: { id }, opts: { jobId: jobId(id, 'new'), removeOnComplete: true, removeOnFail: true } })))
+      .addBulk(ids.map((id) => ({ name: 'deliver', data: { id }, opts: { jobId: jobId(id, 0), removeOnComplete: true, removeOnFail: true } })))
       .catch(() => {});
     this.pending.add(added);
     void added.finally(() => this.pending.delete(added));
@@ -51,8 +64,7 @@ export class QueueProducer {
   }
 }
 
-export interface WorkerOptions {
-  redisUrl: string;
+export interface WorkerOptions extends QueueLocation {
   concurrency: number;
   /** How often the outbox is swept for due events that no queue holds. */
   sweepIntervalMs: number;
@@ -72,10 +84,10 @@ export class QueueWorker {
     private readonly deps: DeliveryDeps,
     private readonly options: WorkerOptions,
   ) {
-    this.queue = new Queue<DeliveryJob>(QUEUE_NAME, { connection: connection(options.redisUrl) });
+    this.queue = new Queue<DeliveryJob>(QUEUE_NAME, queueOptions(options));
     this.queue.on('error', (e) => options.onError?.(e));
     this.worker = new Worker<DeliveryJob>(QUEUE_NAME, (job: Job<DeliveryJob>) => this.process(job.data.id), {
-      connection: connection(options.redisUrl),
+      ...queueOptions(options),
       concurrency: options.concurrency,
       lockDuration: options.lockDurationMs,
       stalledInterval: options.lockDurationMs,
@@ -101,9 +113,8 @@ export class QueueWorker {
   private async process(id: string): Promise<DeliveryReport> {
     const report = await deliverEvent(this.deps, id);
     if (report.outcome === 'retrying') {
-      const dueAt = Date.now() + (report.retryInMs ?? 0);
       await this.queue
-        .add('deliver', { id }, { jobId: jobId(id, dueAt), delay: report.retryInMs ?? 0, removeOnComplete: true, removeOnFail: true })
+        .add('deliver', { id }, { jobId: jobId(id, report.attempts ?? 0), delay: report.retryInMs ?? 0, removeOnComplete: true, removeOnFail: true })
         .catch(() => {}); // the sweep finds it when due
     }
     return report;
@@ -114,7 +125,7 @@ export class QueueWorker {
     const due = await dueEvents(this.deps.db, 500);
     if (due.length === 0) return 0;
     await this.queue.addBulk(
-      due.map((d) => ({ name: 'deliver', data: { id: d.id }, opts: { jobId: jobId(d.id, d.dueAt), removeOnComplete: true, removeOnFail: true } })),
+      due.map((d) => ({ name: 'deliver', data: { id: d.id }, opts: { jobId: jobId(d.id, d.attempts), removeOnComplete: true, removeOnFail: true } })),
     );
     return due.length;
   }

@@ -28,6 +28,18 @@ const webhooksSettings = {
         }
       }),
   ],
+  /**
+   * BullMQ's key prefix for the delivery queue. Unset: `quire:<deployment id>` (kept in the
+   * database), so deployments sharing a Redis never share a queue.
+   */
+  queuePrefix: [
+    'WEBHOOK_QUEUE_PREFIX',
+    z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v)),
+  ],
   concurrency: ['WEBHOOK_CONCURRENCY', z.coerce.number().int().min(1).max(500).default(16)],
   sweepIntervalMs: ['WEBHOOK_SWEEP_INTERVAL_MS', z.coerce.number().int().min(10).default(2000)],
   lockDurationMs: ['WEBHOOK_LOCK_DURATION_MS', z.coerce.number().int().min(1000).default(15_000)],

@@ -22,7 +22,7 @@ export interface WebhooksService {
  * in-process runner that sweeps the outbox and is woken by this process's own commits. Both use the
  * same delivery code; their metrics go on the process's operations port.
  */
-export function startWebhooksService(platform: Platform, config: WebhooksConfig, logger: Logger, ops: ServiceOperations): WebhooksService {
+export function startWebhooksService(platform: Platform, config: WebhooksConfig, logger: Logger, ops: ServiceOperations, queuePrefix: string): WebhooksService {
   let worker: QueueWorker | undefined;
   const metrics = new WebhookMetrics(ops.metrics.registry, {
     outbox: () => pendingCount(platform.db),
@@ -44,6 +44,7 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
   if (config.redisUrl) {
     const queueWorker = new QueueWorker(deps, {
       redisUrl: config.redisUrl,
+      prefix: queuePrefix,
       concurrency: config.concurrency,
       sweepIntervalMs: config.sweepIntervalMs,
       lockDurationMs: config.lockDurationMs,
