@@ -16,6 +16,9 @@ export interface LoadOptions {
   /** Request paths, one picked at random per request. */
   paths: readonly string[];
   headers?: Record<string, string>;
+  /** GET by default; with `body`, e.g. POST or PUT of a JSON document (the same body every request). */
+  method?: 'GET' | 'POST' | 'PUT';
+  body?: string;
   seconds: number;
   connections: number;
   threads?: number;
@@ -59,7 +62,8 @@ async function withWrk(o: LoadOptions): Promise<LoadResult> {
     [
       `local paths = {${o.paths.map(luaString).join(',')}}`,
       ...Object.entries(o.headers ?? {}).map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(v)}`),
-      'request = function() return wrk.format("GET", paths[math.random(#paths)]) end',
+      `local method, body = ${luaString(o.method ?? 'GET')}, ${o.body === undefined ? 'nil' : luaString(o.body)}`,
+      'request = function() return wrk.format(method, paths[math.random(#paths)], nil, body) end',
     ].join('\n'),
   );
   const args = [`-t${o.threads ?? 2}`, `-c${o.connections}`, `-d${o.seconds}s`, '--latency', '-s', script, o.origin];
@@ -93,6 +97,8 @@ async function withAutocannon(o: LoadOptions): Promise<LoadResult> {
     connections: o.connections,
     duration: o.seconds,
     headers: o.headers ?? {},
+    method: o.method ?? 'GET',
+    ...(o.body === undefined ? {} : { body: o.body }),
     requests: [{ setupRequest: (req) => ({ ...req, path: o.paths[Math.floor(Math.random() * o.paths.length)] ?? '/' }) }],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };

@@ -7,6 +7,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: './reads',
     what: 'GET one ToDo and a filtered list over 100,000 rows: Quire (System Manager, Administrator) vs bare node:http + pg and express',
   },
+  writes: {
+    file: './writes',
+    what: 'POST and PUT a ToDo (with webhook outbox rows) vs one INSERT / UPDATE in a transaction on bare node:http + pg and express',
+  },
   callers: { file: './callers', what: 'the same reads with `token key:secret`, an OAuth Bearer token and a session cookie (one user)' },
   metrics: { file: './metrics-cost', what: 'the list with metrics and health on beside off' },
   webhooks: { file: './webhooks', what: 'deliveries per second of one webhooks process, and commit-to-attempt lag (needs Redis)' },

@@ -26,6 +26,9 @@ export interface SeededTodos {
   /** The SQL Quire runs for GET one ToDo, and for the list as the clerk: what the floors run. */
   getSql: string;
   list: CompiledList;
+  /** The ToDo table (qualified) and its columns as SQL identifiers, for the floors' writes. */
+  table: string;
+  columns: string[];
   tokens: { clerk: string; admin: string };
   /** Closes the seeding runtime (left open for more seeding through `platform`). */
   close(): Promise<void>;
@@ -71,6 +74,8 @@ export async function seedTodos(env: NodeJS.ProcessEnv, rows: number): Promise<S
     return {
       names: picked.rows.map((r) => r.name),
       getSql: `SELECT ${columns.join(', ')} FROM ${meta.table} WHERE "name" = $1`,
+      table: meta.table,
+      columns,
       list: listStatement(LIST_QUERY, { meta, tenant: ctx.meta, principal: clerkPrincipal, maxPageLength: 1000 }),
       tokens: { clerk: `token ${clerk.api_key}:${clerk.api_secret}`, admin: `token ${tenant.api_key}:${tenant.api_secret}` },
       platform: rt.platform,
