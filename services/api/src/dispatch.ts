@@ -22,9 +22,9 @@ type Matched = { route: HotRoute; path: string };
 /**
  * The API's front door. The reads clients repeat most (a document, a list) are matched by
  * find-my-way and run straight through their middlewares and handler; everything else is the
- * express app's. Both paths run the same functions: what this skips is express' router walking
- * every layer, building params and wrapping `next` per layer, and its final handler, which on a
- * bare read cost more than the read itself.
+ * express app's. Both paths run the same functions: what this skips is express' per-request
+ * prototype swap (see adopt), its router walking every layer and wrapping `next` per layer, and
+ * its final handler. Together they cost more than the read itself (npm run bench -- reads).
  */
 export function dispatcher(app: Express, routes: readonly HotRoute[], onError: ErrorRequestHandler): RequestListener {
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
