@@ -69,6 +69,8 @@ export function uniqueName(prefix = 't'): string {
 
 export interface ServerOptions {
   production?: boolean;
+  /** Another database than the suite's (a test whose outbox no other test's runner may sweep). */
+  databaseUrl?: string;
   defaultTenant?: string;
   maxPageLength?: number;
   apiKeyTtlMs?: number;
@@ -88,7 +90,7 @@ export interface ServerOptions {
 export function platformEnv(options: ServerOptions = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: options.production ? 'production' : 'test',
-    DATABASE_URL: databaseUrl(),
+    DATABASE_URL: options.databaseUrl ?? databaseUrl(),
     DB_POOL_SIZE: '5',
     BASE_DOMAIN: 'localhost',
     CACHE_REFRESH_INTERVAL_MS: '1000',

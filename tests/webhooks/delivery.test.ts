@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { freshDatabase } from '../platform/migrate-support';
 import { until } from '../support/until';
 
 /**
@@ -262,7 +263,11 @@ describe('delivery done well', () => {
   });
 
   it('gives up after the maximum age and records the event as failed', async () => {
+    // A database of its own: every runner on a database sweeps its whole outbox, and the other
+    // servers' runners (other policies, other test files) would otherwise take this event's attempts.
+    const own = await freshDatabase();
     const quick = await startTestServer({
+      databaseUrl: own.url,
       webhooks: { allowNets: parseCidrList('127.0.0.1/32'), retry: { baseDelayMs: 100, maxDelayMs: 200, maxAgeMs: 700, jitter: 0 } },
     });
     try {
@@ -273,16 +278,15 @@ describe('delivery done well', () => {
       const { rows } = await until(
         () => quick.db.query<{ status: string; attempts: number }>(`SELECT "status", "attempts" FROM quire.webhook_events WHERE "tenant" = $1`, [t.name]),
         (r) => r.rows[0]?.status === 'failed',
-        // Giving up is what is asserted, not how soon: under a loaded CI run the attempts came ~1 s apart.
-        25_000,
       );
       expect(rows[0]!.status).toBe('failed');
       expect(rows[0]!.attempts).toBeGreaterThanOrEqual(3);
     } finally {
       receiver.respond(() => ({ status: 200 }));
       await quick.close();
+      await own.drop();
     }
-  }, 45_000);
+  });
 
   it('a 410 disables the webhook', async () => {
     const t = await server.tenant('wh');
@@ -324,7 +328,9 @@ describe('delivery done well', () => {
   });
 
   it('refuses private targets by default: a log row with the reason, nothing sent', async () => {
-    const strict = await startTestServer({ webhooks: {} });
+    // Its own database, so that no runner allowed to reach 127.0.0.1 (another server's) takes the event.
+    const own = await freshDatabase();
+    const strict = await startTestServer({ databaseUrl: own.url, webhooks: {} });
     try {
       const t = await strict.tenant('wh');
       const hook = await webhook(t, { webhook_doctype: 'ToDo', webhook_docevent: 'after_insert' });
@@ -352,6 +358,7 @@ describe('delivery done well', () => {
       expect(refused.rows[0]!.n).toBe(5);
     } finally {
       await strict.close();
+      await own.drop();
     }
   });
 

@@ -3,8 +3,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quireJson, spawnQuire, type Spawned } from '../support/process';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { freshDatabase } from '../platform/migrate-support';
-import { call, databaseUrl } from '../support/server';
+import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
+import { call } from '../support/server';
 
 /**
  * Nothing lost, with real processes: `quire serve api` enqueues into BullMQ on Redis and
@@ -20,8 +20,12 @@ const running = new Set<Spawned>();
 let receiver: Receiver;
 let auth = '';
 
+// A database of its own: every webhooks runner sweeps its database's whole outbox, so another test
+// file's runner on the suite database would take these events (and these processes theirs).
+let database: FreshDatabase;
+
 const baseEnv = () => ({
-  DATABASE_URL: databaseUrl(),
+  DATABASE_URL: database.url,
   REDIS_URL: redisUrl,
   WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
   WEBHOOK_SWEEP_INTERVAL_MS: '500',
@@ -80,11 +84,12 @@ async function untilDelivered(path: string, n: number, ms: number): Promise<numb
 }
 
 beforeAll(async () => {
+  database = await freshDatabase();
   const redis = new Redis(redisUrl);
   await redis.flushdb();
   redis.disconnect();
   receiver = await startReceiver();
-  const created = await quireJson(['tenant', 'create', tenant], { DATABASE_URL: databaseUrl() });
+  const created = await quireJson(['tenant', 'create', tenant], { DATABASE_URL: database.url });
   expect(created.code).toBe(0);
   auth = `token ${created.json.api_key}:${created.json.api_secret}`;
 }, 60_000);
@@ -92,6 +97,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...running].map((p) => p.stop('SIGKILL')));
   await receiver.close();
+  await database.drop();
 });
 
 describe('at-least-once delivery across process and Redis failures', () => {
