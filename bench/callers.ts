@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { insertDoc } from '@quire/documents';
 import { makePrincipal } from '@quire/permissions';
-import { cpuSeconds, loadGenerator, measure } from './load';
+import { compareSides, type Side } from './compare';
 import { recreateDatabase, startProcess } from './support';
 import { CLERK, LIST_PATH, seedTodos } from './todo-seed';
 
@@ -75,43 +75,9 @@ async function main(): Promise<void> {
       'Bearer (scope all)': { ...site, Authorization: `Bearer ${await bearerToken(auth.port, String(client.name), String(client.client_secret))}` },
       'session cookie': { ...site, Cookie: await sessionCookie(api.port) },
     };
-    const requests = { get: seeded.names.map((n) => `/api/resource/ToDo/${n}`), list: [LIST_PATH] };
-    const origin = `http://127.0.0.1:${api.port}`;
-    const pid = api.child.pid ?? 0;
-    const results: { round: number; request: string; caller: string; rps: number; p50: number; p99: number; cpu_us: number; errors: number }[] = [];
-    for (const [request, paths] of Object.entries(requests)) {
-      for (const headers of Object.values(callers)) await measure({ origin, paths, headers, seconds: 3, connections });
-      for (let round = 1; round <= rounds; round++) {
-        for (const [caller, headers] of Object.entries(callers)) {
-          const before = cpuSeconds(pid);
-          const r = await measure({ origin, paths, headers, seconds, connections });
-          results.push({ round, request, caller, ...r, cpu_us: Math.round(((cpuSeconds(pid) - before) / (r.rps * seconds)) * 1e6) });
-        }
-      }
-    }
-    console.table(results.map((r) => ({ ...r, rps: Math.round(r.rps), p50: r.p50.toFixed(2), p99: r.p99.toFixed(2) })));
-    const summary: Record<string, unknown> = { generator: loadGenerator(), connections, seconds, rounds, rows: ROWS };
-    for (const request of Object.keys(requests)) {
-      const avg = (caller: string, key: 'rps' | 'p50' | 'p99' | 'cpu_us') => {
-        const rows = results.filter((r) => r.request === request && r.caller === caller);
-        return rows.reduce((s, r) => s + r[key], 0) / rows.length;
-      };
-      const token = avg('token key:secret', 'rps');
-      summary[request] = Object.fromEntries(
-        Object.keys(callers).map((caller) => [
-          caller,
-          {
-            rps: Math.round(avg(caller, 'rps')),
-            ratio_to_token: Number((avg(caller, 'rps') / token).toFixed(3)),
-            p50_ms: Number(avg(caller, 'p50').toFixed(2)),
-            p99_ms: Number(avg(caller, 'p99').toFixed(2)),
-            cpu_us_per_request: Math.round(avg(caller, 'cpu_us')),
-          },
-        ]),
-      );
-    }
-    console.log(JSON.stringify(summary, null, 2));
-    if (results.some((r) => r.errors > 0)) throw new Error('some requests failed: see the errors column');
+    const requests = { get: { paths: seeded.names.map((n) => `/api/resource/ToDo/${n}`) }, list: { paths: [LIST_PATH] } };
+    const sides: Side[] = Object.entries(callers).map(([side, headers]) => ({ side, server: api, headers }));
+    await compareSides({ sides, requests, baseline: 'token key:secret', seconds, connections, rounds, about: { rows: ROWS } });
   } finally {
     for (const side of [api, auth]) side.child.kill('SIGTERM');
   }

@@ -1,5 +1,5 @@
-import { cpuSeconds, loadGenerator, measure } from './load';
-import { recreateDatabase, startProcess, type Started } from './support';
+import { compareSides, type Side } from './compare';
+import { recreateDatabase, startProcess } from './support';
 import { LIST_PATH, seedTodos } from './todo-seed';
 
 /**
@@ -19,16 +19,6 @@ import { LIST_PATH, seedTodos } from './todo-seed';
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-interface Row {
-  round: number;
-  request: string;
-  side: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  cpu_us: number;
-  errors: number;
-}
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const database = 'quire_bench_reads';
@@ -42,54 +32,18 @@ async function main(): Promise<void> {
   const express = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { ...floorEnv, FLOOR: 'express' });
   const quire = await startProcess(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0' });
   const requests = {
-    get: seeded.names.map((n) => `/api/resource/ToDo/${n}`),
-    list: [LIST_PATH],
+    get: { paths: seeded.names.map((n) => `/api/resource/ToDo/${n}`) },
+    list: { paths: [LIST_PATH] },
   };
   const site = { 'X-Frappe-Site-Name': 'bench' };
-  const sides: { side: string; server: Started; headers: Record<string, string> }[] = [
+  const sides: Side[] = [
     { side: 'bare node:http + pg', server: bare, headers: {} },
     { side: 'express 5 + pg', server: express, headers: {} },
     { side: 'quire (System Manager)', server: quire, headers: { ...site, Authorization: seeded.tokens.clerk } },
     { side: 'quire (Administrator)', server: quire, headers: { ...site, Authorization: seeded.tokens.admin } },
   ];
   try {
-    const results: Row[] = [];
-    for (const [request, paths] of Object.entries(requests)) {
-      // Warm every side (JIT, prepared statements, caches).
-      for (const s of sides) await measure({ origin: `http://127.0.0.1:${s.server.port}`, paths, headers: s.headers, seconds: 3, connections });
-      for (let round = 1; round <= rounds; round++) {
-        for (const s of sides) {
-          const pid = s.server.child.pid ?? 0;
-          const cpuBefore = cpuSeconds(pid);
-          const r = await measure({ origin: `http://127.0.0.1:${s.server.port}`, paths, headers: s.headers, seconds, connections });
-          const cpu = cpuSeconds(pid) - cpuBefore;
-          results.push({ round, request, side: s.side, ...r, cpu_us: Math.round((cpu / (r.rps * seconds)) * 1e6) });
-        }
-      }
-    }
-    console.table(results.map((r) => ({ ...r, rps: Math.round(r.rps), p50: r.p50.toFixed(2), p99: r.p99.toFixed(2) })));
-    const summary: Record<string, unknown> = { generator: loadGenerator(), connections, seconds, rounds, rows: ROWS };
-    for (const request of Object.keys(requests)) {
-      const avg = (side: string, key: 'rps' | 'p50' | 'p99' | 'cpu_us') => {
-        const rows = results.filter((r) => r.request === request && r.side === side);
-        return rows.reduce((s, r) => s + r[key], 0) / rows.length;
-      };
-      const floor = avg('bare node:http + pg', 'rps');
-      summary[request] = Object.fromEntries(
-        sides.map((s) => [
-          s.side,
-          {
-            rps: Math.round(avg(s.side, 'rps')),
-            ratio: Number((avg(s.side, 'rps') / floor).toFixed(3)),
-            p50_ms: Number(avg(s.side, 'p50').toFixed(2)),
-            p99_ms: Number(avg(s.side, 'p99').toFixed(2)),
-            cpu_us_per_request: Math.round(avg(s.side, 'cpu_us')),
-          },
-        ]),
-      );
-    }
-    console.log(JSON.stringify(summary, null, 2));
-    if (results.some((r) => r.errors > 0)) throw new Error('some requests failed: see the errors column');
+    await compareSides({ sides, requests, baseline: 'bare node:http + pg', seconds, connections, rounds, about: { rows: ROWS } });
   } finally {
     for (const s of [bare, express, quire]) s.child.kill('SIGTERM');
   }

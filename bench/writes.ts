@@ -1,7 +1,7 @@
 import { insertDoc } from '@quire/documents';
 import { makePrincipal } from '@quire/permissions';
-import { cpuSeconds, loadGenerator, measure } from './load';
-import { recreateDatabase, startProcess, type Started } from './support';
+import { compareSides, type Side } from './compare';
+import { recreateDatabase, startProcess } from './support';
 import { CLERK, seedTodos } from './todo-seed';
 
 /**
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const express = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { ...floorEnv, FLOOR: 'express' });
   const quire = await startProcess(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0' });
   const json = { 'Content-Type': 'application/json' };
-  const sides: { side: string; server: Started; headers: Record<string, string> }[] = [
+  const sides: Side[] = [
     { side: 'bare node:http + pg', server: bare, headers: json },
     { side: 'express 5 + pg', server: express, headers: json },
     { side: 'quire (System Manager)', server: quire, headers: { ...json, 'X-Frappe-Site-Name': 'bench', Authorization: seeded.tokens.clerk } },
@@ -63,41 +63,7 @@ async function main(): Promise<void> {
     },
   };
   try {
-    const results: { round: number; request: string; side: string; rps: number; p50: number; p99: number; cpu_us: number; errors: number }[] = [];
-    for (const [request, r] of Object.entries(requests)) {
-      for (const s of sides) await measure({ origin: `http://127.0.0.1:${s.server.port}`, ...r, headers: s.headers, seconds: 3, connections });
-      for (let round = 1; round <= rounds; round++) {
-        for (const s of sides) {
-          const pid = s.server.child.pid ?? 0;
-          const before = cpuSeconds(pid);
-          const m = await measure({ origin: `http://127.0.0.1:${s.server.port}`, ...r, headers: s.headers, seconds, connections });
-          results.push({ round, request, side: s.side, ...m, cpu_us: Math.round(((cpuSeconds(pid) - before) / (m.rps * seconds)) * 1e6) });
-        }
-      }
-    }
-    console.table(results.map((r) => ({ ...r, rps: Math.round(r.rps), p50: r.p50.toFixed(2), p99: r.p99.toFixed(2) })));
-    const summary: Record<string, unknown> = { generator: loadGenerator(), connections, seconds, rounds, rows: ROWS };
-    for (const request of Object.keys(requests)) {
-      const avg = (side: string, key: 'rps' | 'p50' | 'p99' | 'cpu_us') => {
-        const rows = results.filter((r) => r.request === request && r.side === side);
-        return rows.reduce((sum, r) => sum + r[key], 0) / rows.length;
-      };
-      const floor = avg('bare node:http + pg', 'rps');
-      summary[request] = Object.fromEntries(
-        sides.map((s) => [
-          s.side,
-          {
-            rps: Math.round(avg(s.side, 'rps')),
-            ratio: Number((avg(s.side, 'rps') / floor).toFixed(3)),
-            p50_ms: Number(avg(s.side, 'p50').toFixed(2)),
-            p99_ms: Number(avg(s.side, 'p99').toFixed(2)),
-            cpu_us_per_request: Math.round(avg(s.side, 'cpu_us')),
-          },
-        ]),
-      );
-    }
-    console.log(JSON.stringify(summary, null, 2));
-    if (results.some((r) => r.errors > 0)) throw new Error('some requests failed: see the errors column');
+    await compareSides({ sides, requests, baseline: 'bare node:http + pg', seconds, connections, rounds, about: { rows: ROWS } });
   } finally {
     for (const s of [bare, express, quire]) s.child.kill('SIGTERM');
   }
