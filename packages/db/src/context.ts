@@ -26,7 +26,10 @@ export class AfterCommitQueue {
   }
 }
 
-/** A transaction handle over one session: `query` runs in it, `transaction`/`savepoint` nest as SAVEPOINTs. */
+/**
+ * A transaction handle over one session: `query` runs in it, `transaction`/`savepoint` nest as
+ * SAVEPOINTs, `exec` runs parameterless SQL (several statements at once).
+ */
 export function transactionHandle(query: Transaction['query'], exec: (sql: string) => Promise<unknown>, afterCommit: AfterCommitQueue): Transaction {
   let savepoints = 0;
   const savepoint = async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
@@ -41,6 +44,9 @@ export function transactionHandle(query: Transaction['query'], exec: (sql: strin
       throw e;
     }
   };
-  const tx: Transaction = { query, afterCommit: (f) => afterCommit.push(f), savepoint, transaction: savepoint };
+  const script = async (sql: string) => {
+    await exec(sql);
+  };
+  const tx: Transaction = { query, afterCommit: (f) => afterCommit.push(f), savepoint, transaction: savepoint, script };
   return tx;
 }

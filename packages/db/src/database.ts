@@ -27,6 +27,8 @@ export interface Transaction extends Executor {
   savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs after a successful COMMIT of the outermost transaction (cache invalidation, wake-ups). */
   afterCommit(fn: () => void): void;
+  /** Runs several statements without parameters (`;`-separated) in one round trip: a DDL script. */
+  script(sql: string): Promise<void>;
 }
 
 export type Unlisten = () => Promise<void>;

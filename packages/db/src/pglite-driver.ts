@@ -58,7 +58,7 @@ export class PgliteDatabase implements Database {
       const result = await this.pglite.transaction(async (ptx) => {
         const tx = transactionHandle(
           <R>(text: string, values: readonly unknown[] = []) => runQuery<R>(ptx, text, values),
-          (sql) => ptx.query(sql),
+          (sql) => ptx.exec(sql),
           afterCommit,
         );
         return currentTransaction.run(tx, () => fn(tx));

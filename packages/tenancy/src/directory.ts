@@ -30,6 +30,15 @@ interface TenantRow {
   config: TenantConfig | string | null;
 }
 
+const SELECT_TENANTS = `SELECT t."name", t."schema", t."status", t."meta_version", t."config",
+         array_remove(array_agg(d."domain" ORDER BY d."domain"), NULL) AS domains
+  FROM quire.tenants t LEFT JOIN quire.tenant_domains d ON d."tenant" = t."name"`;
+
+function fromRow(r: TenantRow): Tenant {
+  const config = (typeof r.config === 'string' ? JSON.parse(r.config) : (r.config ?? {})) as TenantConfig;
+  return { name: r.name, schema: r.schema, status: r.status, domains: r.domains ?? [], metaVersion: Number(r.meta_version), config };
+}
+
 /**
  * The tenant registry as this process knows it, for resolving a request's site without a query:
  * `X-Frappe-Site-Name` or Host (port stripped) -> tenant name, `<name>.<BASE_DOMAIN>`, a custom
@@ -49,17 +58,11 @@ export class TenantDirectory {
 
   /** Reloads the registry; returns the tenants whose metadata version changed or that disappeared. */
   async refresh(): Promise<string[]> {
-    const { rows } = await this.db.query<TenantRow>(
-      `SELECT t."name", t."schema", t."status", t."meta_version", t."config",
-              array_remove(array_agg(d."domain" ORDER BY d."domain"), NULL) AS domains
-       FROM quire.tenants t LEFT JOIN quire.tenant_domains d ON d."tenant" = t."name"
-       GROUP BY t."name"`,
-    );
+    const { rows } = await this.db.query<TenantRow>(`${SELECT_TENANTS} GROUP BY t."name"`);
     const byName = new Map<string, Tenant>();
     const byDomain = new Map<string, Tenant>();
     for (const r of rows) {
-      const config = (typeof r.config === 'string' ? JSON.parse(r.config) : (r.config ?? {})) as TenantConfig;
-      const tenant: Tenant = { name: r.name, schema: r.schema, status: r.status, domains: r.domains ?? [], metaVersion: Number(r.meta_version), config };
+      const tenant = fromRow(r);
       byName.set(tenant.name, tenant);
       for (const d of tenant.domains) byDomain.set(d, tenant);
     }
@@ -71,6 +74,21 @@ export class TenantDirectory {
     this.byName = byName;
     this.byDomain = byDomain;
     return changed;
+  }
+
+  /** Reloads one tenant (made, changed or dropped): with thousands of tenants, not all of them. */
+  async refreshOne(name: string): Promise<void> {
+    const { rows } = await this.db.query<TenantRow>(`${SELECT_TENANTS} WHERE t."name" = $1 GROUP BY t."name"`, [name]);
+    const before = this.byName.get(name);
+    if (before) {
+      for (const d of before.domains) if (this.byDomain.get(d) === before) this.byDomain.delete(d);
+      this.byName.delete(name);
+    }
+    const row = rows[0];
+    if (!row) return;
+    const tenant = fromRow(row);
+    this.byName.set(name, tenant);
+    for (const d of tenant.domains) this.byDomain.set(d, tenant);
   }
 
   get(name: string): Tenant | undefined {

@@ -30,3 +30,4 @@ export {
   type TenantMigrationOutcome,
   type TenantMigrationStatus,
 } from './migrate';
+export { templateSchemaOf, type TemplatePlan } from './template';

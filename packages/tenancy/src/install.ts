@@ -3,7 +3,7 @@ import type { LoadedApps } from '@quire/apps';
 import { hashPassword, storeSecretHash, type SecretBox } from '@quire/auth';
 import { ident, qualified, type Executor, type Transaction } from '@quire/db';
 import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData, type FileStore } from '@quire/documents';
-import { buildTenantMeta, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
+import { buildTenantMeta, checkFieldValue, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
 import { createSigningKey, publicKeys } from '@quire/oauth';
 import { ADMINISTRATOR, GUEST, makePrincipal } from '@quire/permissions';
 import { migrateTenantSchema } from './tenant-schema';
@@ -53,12 +53,20 @@ export interface InstallOptions {
   adminEmail?: string | undefined;
 }
 
-/** Creates everything a new tenant's schema holds, in one transaction (or the caller's). */
+/**
+ * Creates everything a new tenant's schema holds, in one transaction (or the caller's): the long
+ * way, every standard DocType through the document lifecycle. `createTenant` copies a template
+ * made this way instead (template.ts).
+ */
 export function installTenant(db: Executor, tenant: TenantRef, apps: LoadedApps, services: InstallServices, options: InstallOptions = {}): Promise<void> {
-  return db.transaction((tx) => install(tx, tenant, apps, services, options));
+  return db.transaction(async (tx) => {
+    await installStandard(tx, tenant, apps, services);
+    await personalizeTenant(tx, tenant, apps, services, options);
+  });
 }
 
-async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, services: InstallServices, options: InstallOptions): Promise<void> {
+/** What every tenant of a release holds alike: the schema, its tables, the standard DocTypes and records. */
+export async function installStandard(tx: Transaction, tenant: TenantRef, apps: LoadedApps, services: InstallServices): Promise<void> {
   await tx.query(`CREATE SCHEMA ${ident(tenant.schema)}`);
   await migrateTenantSchema(tx, tenant.schema, false);
   const ctx = installContext(tx, tenant, apps, apps.doctypes, services);
@@ -67,7 +75,22 @@ async function install(tx: Transaction, tenant: TenantRef, apps: LoadedApps, ser
     for (const sql of createTableStatements(ctx.meta.require(name))) await tx.query(sql);
   }
   for (const def of apps.doctypes) await insertDoc(ctx, 'DocType', asInput(def), { installing: true });
-  await installRecords(ctx, apps, options);
+  await installRecords(ctx, apps);
+}
+
+/** What is a tenant's own: the Administrator's email and password, and its OAuth signing key. */
+export async function personalizeTenant(
+  tx: Transaction,
+  tenant: TenantRef,
+  apps: LoadedApps,
+  services: InstallServices,
+  options: InstallOptions,
+): Promise<void> {
+  const email = options.adminEmail === undefined ? DEFAULT_ADMIN_EMAIL : adminEmail(apps, options.adminEmail);
+  if (email !== DEFAULT_ADMIN_EMAIL) {
+    await tx.query(`UPDATE ${qualified(tenant.schema, 'tabUser')} SET "email" = $1 WHERE "name" = $2`, [email, ADMINISTRATOR]);
+  }
+  if (options.adminPassword) await setPassword({ db: tx, tenant }, ADMINISTRATOR, options.adminPassword);
   await createSigningKey(tx, tenant.schema, services.secrets);
 }
 
@@ -98,7 +121,7 @@ async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, ser
       changed.push(def.name);
     }
   }
-  await installRecords(ctx, apps, {});
+  await installRecords(ctx, apps);
   if ((await publicKeys(tx, tenant.schema)).length === 0) await createSigningKey(tx, tenant.schema, services.secrets);
   return changed;
 }
@@ -108,19 +131,29 @@ async function ensure(ctx: DocContext, doctype: string, name: string, input: Doc
   await insertDoc(ctx, doctype, input, { installing: true, name });
 }
 
-async function installRecords(ctx: DocContext, apps: LoadedApps, options: InstallOptions): Promise<void> {
+/** Frappe's default for the Administrator's email; `createTenant --admin-email` sets another. */
+const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
+
+/** The email as the User controller would store it (trimmed, lower case), checked as User's email field checks it. */
+function adminEmail(apps: LoadedApps, input: string): string {
+  const email = input.trim().toLowerCase();
+  const field = apps.doctypes.find((d) => d.name === 'User')?.fields.find((f) => f.fieldname === 'email');
+  if (field) checkFieldValue(field, email, 'User');
+  return email;
+}
+
+async function installRecords(ctx: DocContext, apps: LoadedApps): Promise<void> {
   for (const { app, module } of apps.modules) {
     await ensure(ctx, 'Module Def', module, { module_name: module, app_name: app, custom: module === 'Custom' ? 1 : 0 });
   }
   for (const role of STANDARD_ROLES) await ensure(ctx, 'Role', role.role_name, role);
   await ensure(ctx, 'User', ADMINISTRATOR, {
-    email: options.adminEmail ?? 'admin@example.com',
+    email: DEFAULT_ADMIN_EMAIL,
     first_name: 'Administrator',
     user_type: 'System User',
     roles: [{ role: 'Administrator' }, { role: 'System Manager' }],
   });
   await ensure(ctx, 'User', GUEST, { email: 'guest@example.com', first_name: 'Guest', user_type: 'Website User', roles: [{ role: 'Guest' }] });
-  if (options.adminPassword) await setPassword(ctx, ADMINISTRATOR, options.adminPassword);
 }
 
 /** Stores a login password (hashed; the User document never holds it). */

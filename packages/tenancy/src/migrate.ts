@@ -3,6 +3,7 @@ import { FrappeError } from '@quire/errors';
 import { migrateTenant, type InstallServices } from './install';
 import { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
+import { dropStaleTemplates } from './template';
 
 /**
  * `quire migrate` for a rolling upgrade: one run at a time (a global advisory lock; a second run
@@ -35,6 +36,8 @@ export interface MigrationReport {
   tenants: Record<string, TenantMigrationOutcome>;
   /** The tenant that failed; the run stopped there and the release is not complete. */
   failed?: MigrationFailure;
+  /** The schemas of older releases' tenant templates this run dropped. */
+  droppedTemplates?: string[];
 }
 
 export interface MigrateReleaseOptions {
@@ -64,10 +67,12 @@ export async function migrateRelease(target: MigrationTarget, options: MigrateRe
     const unseenTenants = async () => (await tenantsByName(db, release)).filter((t) => !seen.has(t.name));
     // Tenants made meanwhile by a process of the previous release are not at this one: look again
     // until a pass finds none new, so the release is never marked complete past one of them.
+    let complete: boolean;
     for (;;) {
       const tenants = await unseenTenants();
       if (tenants.length === 0) {
-        if (await markReleaseComplete(db, release)) break;
+        complete = await markReleaseComplete(db, release);
+        if (complete) break;
         // One appeared between the listing and the marking: go round for it (else a later run completes the release).
         if ((await unseenTenants()).length === 0) break;
         continue;
@@ -86,6 +91,11 @@ export async function migrateRelease(target: MigrationTarget, options: MigrateRe
         report.tenants[tenant.name] = outcome;
         options.onTenant?.(tenant.name, outcome);
       }
+    }
+    if (complete) {
+      // No tenant is provisioned from an older release's template any more.
+      const dropped = await dropStaleTemplates(db, release);
+      if (dropped.length > 0) report.droppedTemplates = dropped;
     }
     return report;
   });

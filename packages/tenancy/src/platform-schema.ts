@@ -67,4 +67,18 @@ export const platformMigrations: readonly Migration[] = [
       )`);
     },
   },
+  {
+    /** The template each release provisions tenants from (template.ts): its schema and recorded DDL. */
+    id: '0005_tenant_templates',
+    async up(q) {
+      await q.query(`CREATE TABLE quire.tenant_templates (
+        "release" text PRIMARY KEY,
+        "schema" text NOT NULL UNIQUE,
+        "ddl" jsonb NOT NULL,
+        "tables" jsonb NOT NULL,
+        "sequences" jsonb NOT NULL,
+        "created_at" timestamp(6) NOT NULL DEFAULT now()
+      )`);
+    },
+  },
 ];

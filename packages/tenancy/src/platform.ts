@@ -8,6 +8,7 @@ import type { Principal } from '@quire/permissions';
 import { PlatformChanges } from './changes';
 import { normalizeHost, TenantDirectory, type Tenant } from './directory';
 import { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
+import { TenantTemplates } from './template';
 
 export interface PlatformOptions {
   db: Database;
@@ -44,6 +45,8 @@ export class Platform {
   readonly oauth: OAuthRuntime;
   readonly files: FileStore;
   readonly secrets: SecretBox;
+  /** The release's tenant template (provisioning copies it). */
+  readonly templates: TenantTemplates;
   private unlisten: Unlisten | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly issuerHostsCache = new WeakMap<Tenant, readonly string[]>();
@@ -59,6 +62,7 @@ export class Platform {
     this.sessions = new SessionAuthenticator(options.db, { expirySeconds: this.sessionExpirySeconds });
     this.oauth = new OAuthRuntime(options.db, options.oauth);
     this.changes = new PlatformChanges(this.metas, this.apiKeys, this.sessions, this.oauth);
+    this.templates = new TenantTemplates(options.db, options.apps);
   }
 
   /** Applies the platform schema's migrations (idempotent). */
@@ -99,7 +103,7 @@ export class Platform {
         break;
       case 'tenant':
         this.forget(m.tenant);
-        void this.tenants.refresh().catch(() => {});
+        void this.tenants.refreshOne(m.tenant).catch(() => {});
         break;
     }
   }

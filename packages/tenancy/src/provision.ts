@@ -4,9 +4,10 @@ import { ident, pgErrorInfo, PG, publishInvalidation, type Queryable } from '@qu
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { ADMINISTRATOR } from '@quire/permissions';
 import { normalizeHost, type TenantConfig } from './directory';
-import { installTenant } from './install';
+import { installTenant, personalizeTenant } from './install';
 import type { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
+import { provisionFromTemplate } from './template';
 
 export const TENANT_NAME_RE = /^[a-z](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 const DOMAIN_RE = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$|^localhost$/;
@@ -65,7 +66,10 @@ export interface CreatedTenant extends ApiCredentials {
   hosts: string[];
 }
 
-/** Registers a tenant, installs its schema, records it at this build's release and issues the Administrator's API key, all in one transaction. */
+/**
+ * Registers a tenant, installs its schema (a copy of the release's template), records it at this
+ * build's release and issues the Administrator's API key, all in one transaction.
+ */
 export async function createTenant(platform: Platform, input: CreateTenantInput): Promise<CreatedTenant> {
   const name = tenantName(input.name);
   const domains = customDomains(platform, input.domains ?? []);
@@ -76,6 +80,7 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
   const schema = schemaOf(name);
   const tenant = { name, schema };
   const { db, apps, changes } = platform;
+  const plan = await platform.templates.get(platform);
   const credentials = await db.transaction(async (tx) => {
     const taken = domains.length ? await domainTaken(tx, domains, name) : undefined;
     if (taken) throw taken;
@@ -91,14 +96,16 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       }
       throw e;
     }
-    await installTenant(tx, tenant, apps, platform, { adminPassword: input.adminPassword, adminEmail: input.adminEmail });
+    const personal = { adminPassword: input.adminPassword, adminEmail: input.adminEmail };
+    if (plan && (await provisionFromTemplate(tx, plan, tenant))) await personalizeTenant(tx, tenant, apps, platform, personal);
+    else await installTenant(tx, tenant, apps, platform, personal);
     // Installed from this build's definitions, so already at its release: `quire migrate` skips it.
     await recordTenantRelease(tx, name, releaseOf(apps));
     const keys = await generateKeys(tx, { tenant, meta: buildTenantMeta(schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR, preset);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return keys;
   });
-  await platform.tenants.refresh();
+  await platform.tenants.refreshOne(name);
   return { name, schema, hosts: platform.tenants.hostsOf({ name, domains }), ...credentials };
 }
 
@@ -112,7 +119,7 @@ export async function dropTenant(platform: Platform, name: string): Promise<void
     await tx.query(`DROP SCHEMA IF EXISTS ${ident(row.schema)} CASCADE`);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
   });
-  await platform.tenants.refresh();
+  await platform.tenants.refreshOne(name);
   platform.forget(name);
 }
 
@@ -141,7 +148,7 @@ export async function setTenantDomains(platform: Platform, name: string, domains
     }
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
   });
-  await platform.tenants.refresh();
+  await platform.tenants.refreshOne(name);
   return wanted;
 }
 
@@ -156,6 +163,6 @@ export async function updateTenantConfig(platform: Platform, name: string, patch
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return (typeof rows[0].config === 'string' ? JSON.parse(rows[0].config) : rows[0].config) as TenantConfig;
   });
-  await platform.tenants.refresh();
+  await platform.tenants.refreshOne(name);
   return config;
 }

@@ -32,7 +32,7 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
   const deps: DeliveryDeps = {
     db: platform.db,
     async contextFor(name) {
-      const tenant = platform.tenants.get(name) ?? (await platform.tenants.refresh(), platform.tenants.get(name));
+      const tenant = platform.tenants.get(name) ?? (await platform.tenants.refreshOne(name), platform.tenants.get(name));
       return tenant ? platform.context(tenant, ADMIN) : undefined;
     },
     allow: config.allowNets,

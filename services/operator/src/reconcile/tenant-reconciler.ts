@@ -192,7 +192,7 @@ export class TenantReconciler {
       return { created: true };
     } catch (err) {
       if (err instanceof DuplicateEntryError) {
-        await this.deps.platform.tenants.refresh();
+        await this.deps.platform.tenants.refreshOne(name);
         return { created: false }; // made meanwhile (by the CLI?): adopted below
       }
       if (err instanceof ValidationError) return failed('InvalidSpec', (err as Error).message);

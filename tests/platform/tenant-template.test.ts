@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ident, qualified, type Database } from '@quire/db';
+import { createRuntime, loadRuntimeConfig, type Runtime } from '@quire/runtime';
+import { createTenant, installTenant, migrateRelease, releaseOf, templateSchemaOf } from '@quire/tenancy';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { platformEnv, uniqueName } from '../support/server';
+import { freshDatabase, type FreshDatabase } from './migrate-support';
+
+/**
+ * Provisioning copies the release's template schema (recorded DDL in one round trip, rows in
+ * another) instead of storing every standard DocType through the document lifecycle. What a
+ * tenant gets must not depend on which way it was made.
+ */
+
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const o of opened.splice(0).reverse()) await o.close();
+});
+
+async function runtimeOn(url: string): Promise<Runtime> {
+  const rt = await createRuntime({ name: 'template-test', logger: pino({ level: 'silent' }), config: loadRuntimeConfig(platformEnv({ databaseUrl: url })) });
+  opened.push(rt);
+  return rt;
+}
+
+async function database(): Promise<FreshDatabase> {
+  const fresh = await freshDatabase();
+  opened.push({ close: () => fresh.drop() });
+  return fresh;
+}
+
+/** Tables, columns, indexes, constraints and sequences of a schema, with the schema's name taken out. */
+async function catalog(db: Database, schema: string): Promise<string[]> {
+  const { rows } = await db.query<{ line: string }>(
+    `SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || coalesce(character_maximum_length::text, '') || ' ' || is_nullable || ' ' || coalesce(column_default, '') AS line
+       FROM information_schema.columns WHERE table_schema = $1
+     UNION ALL SELECT 'index ' || indexname || ' ' || indexdef FROM pg_indexes WHERE schemaname = $1
+     UNION ALL SELECT 'constraint ' || conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(c.oid)
+       FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1
+     UNION ALL SELECT 'sequence ' || sequencename || ' ' || coalesce(last_value::text, '-') FROM pg_sequences WHERE schemaname = $1`,
+    [schema],
+  );
+  return rows.map((r) => r.line.split(ident(schema)).join('<schema>').split(schema).join('<schema>')).sort();
+}
+
+/**
+ * Each table's rows as sorted JSON, leaving out what differs by design: when they were made, child
+ * rows' random names, and the tenant's own secrets.
+ */
+async function contents(db: Database, schema: string): Promise<Record<string, string[]>> {
+  const { rows: tables } = await db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [schema]);
+  const out: Record<string, string[]> = {};
+  for (const { table_name: table } of tables) {
+    if (table === '__OAuthKeys' || table === '__Auth') continue;
+    const { rows } = await db.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, table)}`);
+    out[table] = rows
+      .map((r) => {
+        const { creation: _c, modified: _m, applied_at: _a, api_key: _k, api_secret: _s, ...rest } = r;
+        if ('parent' in rest) delete rest.name;
+        return JSON.stringify(rest);
+      })
+      .sort();
+  }
+  return out;
+}
+
+describe('provisioning from the template', () => {
+  it('gives a tenant the same tables, indexes and rows as installing it the long way', async () => {
+    const fresh = await database();
+    const rt = await runtimeOn(fresh.url);
+    const copied = await createTenant(rt.platform, { name: uniqueName('tpl') });
+    const longWay = { name: uniqueName('long'), schema: `t_${uniqueName('long')}` };
+    await installTenant(rt.db, longWay, rt.platform.apps, rt.platform);
+    expect(await catalog(rt.db, copied.schema)).toEqual(await catalog(rt.db, longWay.schema));
+    const [a, b] = [await contents(rt.db, copied.schema), await contents(rt.db, longWay.schema)];
+    expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+    for (const table of Object.keys(a)) expect(a[table], table).toEqual(b[table]);
+    expect(a.tabDocType!.length).toBeGreaterThan(10);
+    // Every tenant has its own signing key, and copied rows are stamped with their tenant's creation.
+    const keys = await rt.db.query<{ kid: string }>(`SELECT "kid" FROM ${qualified(copied.schema, '__OAuthKeys')}`);
+    expect(keys.rows).toHaveLength(1);
+    const stamps = await rt.db.query<{ creation: string }>(`SELECT min("creation")::text AS creation FROM ${qualified(copied.schema, 'tabDocType')}`);
+    const made = await rt.db.query<{ created_at: string }>(`SELECT "created_at"::text FROM quire.tenants WHERE "name" = $1`, [copied.name]);
+    expect(Math.abs(Date.parse(`${stamps.rows[0]!.creation}Z`) - Date.parse(`${made.rows[0]!.created_at}Z`))).toBeLessThan(60_000);
+  });
+
+  it('builds the template once per release, also when processes race for it', async () => {
+    const fresh = await database();
+    const [one, two] = [await runtimeOn(fresh.url), await runtimeOn(fresh.url)];
+    const names = [uniqueName('race'), uniqueName('race'), uniqueName('race'), uniqueName('race')];
+    const made = await Promise.all(names.map((name, i) => createTenant((i % 2 ? one : two).platform, { name })));
+    expect(made.map((t) => t.name)).toEqual(names);
+    const { rows } = await fresh.db.query<{ schema: string }>(`SELECT "schema" FROM quire.tenant_templates`);
+    expect(rows).toEqual([{ schema: templateSchemaOf(releaseOf(one.platform.apps)) }]);
+    for (const t of made) {
+      const users = await fresh.db.query(`SELECT "name" FROM ${qualified(t.schema, 'tabUser')} ORDER BY "name"`);
+      expect(users.rows).toEqual([{ name: 'Administrator' }, { name: 'Guest' }]);
+    }
+  });
+
+  it("sets the Administrator's email as the User controller would store it, and refuses an invalid one with nothing written", async () => {
+    const fresh = await database();
+    const rt = await runtimeOn(fresh.url);
+    const t = await createTenant(rt.platform, { name: uniqueName('mail'), adminEmail: '  Boss@Example.COM ' });
+    const user = await rt.db.query(`SELECT "email" FROM ${qualified(t.schema, 'tabUser')} WHERE "name" = 'Administrator'`);
+    expect(user.rows).toEqual([{ email: 'boss@example.com' }]);
+    const name = uniqueName('bad');
+    await expect(createTenant(rt.platform, { name, adminEmail: 'not an email' })).rejects.toThrow(/not a valid Email Address/);
+    expect((await rt.db.query(`SELECT 1 FROM quire.tenants WHERE "name" = $1`, [name])).rows).toEqual([]);
+    expect((await rt.db.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [`t_${name}`])).rows).toEqual([]);
+  });
+
+  it('`quire migrate` drops the templates of older releases once the release is complete', async () => {
+    const fresh = await database();
+    const rt = await runtimeOn(fresh.url);
+    await createTenant(rt.platform, { name: uniqueName('mig') });
+    const stale = templateSchemaOf('0'.repeat(64));
+    await rt.db.query(`CREATE SCHEMA ${ident(stale)}`);
+    await rt.db.query(`INSERT INTO quire.tenant_templates ("release", "schema", "ddl", "tables", "sequences") VALUES ($1, $2, '[]', '[]', '[]')`, [
+      '0'.repeat(64),
+      stale,
+    ]);
+    const report = await migrateRelease(rt.platform);
+    expect(report.droppedTemplates).toEqual([stale]);
+    expect((await rt.db.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [stale])).rows).toEqual([]);
+    const kept = await rt.db.query<{ schema: string }>(`SELECT "schema" FROM quire.tenant_templates`);
+    expect(kept.rows).toHaveLength(1);
+    expect((await rt.db.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [kept.rows[0]!.schema])).rows).toHaveLength(1);
+  });
+
+  it('works the same on the embedded database (one round trip there is one exec)', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-template-'));
+    const { DATABASE_URL: _url, DATABASE_DIRECT_URL: _direct, DATABASE_POOL_MODE: _mode, ...env } = platformEnv();
+    const rt = await createRuntime({
+      name: 'template-pglite',
+      logger: pino({ level: 'silent' }),
+      config: loadRuntimeConfig({ ...env, QUIRE_DATA_DIR: dataDir }),
+    });
+    opened.push({ close: () => rt.close().finally(() => fs.rmSync(dataDir, { recursive: true, force: true })) });
+    expect(rt.db.kind).toBe('pglite');
+    const a = await createTenant(rt.platform, { name: uniqueName('emb') });
+    const b = await createTenant(rt.platform, { name: uniqueName('emb') });
+    expect(await catalog(rt.db, a.schema)).toEqual(await catalog(rt.db, b.schema));
+    const todos = await rt.db.query(`SELECT count(*)::int AS n FROM ${qualified(b.schema, 'tabDocType')}`);
+    expect((todos.rows[0] as { n: number }).n).toBeGreaterThan(10);
+  });
+});
