@@ -1,0 +1,310 @@
+// The load tests' scenario definitions: which k6 scenarios each script runs, at what arrival rate,
+// for how long, with how many VUs, and the thresholds that decide pass or fail. A plain ES module
+// with no `k6/*` import, so k6 (`k6 run load-tests/read-mix.ts`) and the Node runner
+// (`npm run load -- read-mix`) read exactly the same numbers. Types: scenarios.d.ts (every export
+// below is declared there and bound to it with a JSDoc @type, so tsc checks that they agree).
+
+/** @typedef {import('./scenarios').ProfileName} ProfileName */
+/** @typedef {import('./scenarios').ScriptName} ScriptName */
+/** @typedef {import('./scenarios').ScenarioName} ScenarioName */
+/** @typedef {import('./scenarios').LoadOptions} LoadOptions */
+/** @typedef {import('k6/options').Scenario} K6Scenario */
+/** @typedef {import('k6/options').Threshold} K6Threshold */
+
+/** The statistics every summary shows for a Trend (k6's `summaryTrendStats`). */
+/** @type {import('./scenarios').SUMMARY_TREND_STATS} */
+export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
+
+/** Metrics the scripts declare (lib/metrics.ts builds them from this table; thresholds may name them). */
+/** @type {import('./scenarios').CUSTOM_METRICS} */
+export const CUSTOM_METRICS = {
+  server_errors: { type: 'counter', about: 'responses with a 5xx status (tags: name, status)' },
+  token_fetches: { type: 'counter', about: 'client_credentials tokens a VU fetched for its Bearer reads (first use and renewals)' },
+  list_rows: { type: 'trend', about: 'rows in each list answer (the seed must give every list a full page)' },
+};
+
+/**
+ * The list every list request asks for: five fields, a filter, newest first, a page of 20 (the
+ * benchmarks' list, bench/todo-seed.ts).
+ */
+/** @type {import('./scenarios').LIST_QUERY} */
+export const LIST_QUERY = {
+  fields: '["name","status","priority","date","description"]',
+  filters: '[["status","=","Open"]]',
+  order_by: 'modified desc',
+  limit_page_length: '20',
+};
+
+/** Whitelisted methods one `methods` iteration calls, in order (`{todo}` is a seeded ToDo's name). */
+/** @type {import('./scenarios').METHOD_CALLS} */
+export const METHOD_CALLS = [
+  { name: 'get_count', method: 'frappe.client.get_count', args: { doctype: 'ToDo', filters: '[["status","=","Open"]]' } },
+  {
+    name: 'get_list',
+    method: 'frappe.client.get_list',
+    args: { doctype: 'ToDo', fields: '["name","status","priority"]', filters: '[["priority","=","High"]]', limit_page_length: '20' },
+  },
+  { name: 'get_value', method: 'frappe.client.get_value', args: { doctype: 'ToDo', fieldname: '["status","priority"]', filters: '{"name":"{todo}"}' } },
+  { name: 'get_logged_user', method: 'frappe.auth.get_logged_user', args: {} },
+];
+
+/**
+ * Iterations per second of each k6 scenario at the `ci` profile (scaled by a profile's `scale` and
+ * RATE_SCALE). One iteration: reads = GET one ToDo + list 20; writes = POST + PUT (+ DELETE);
+ * methods = the four METHOD_CALLS; tokens = one client_credentials token; bearer_reads = GET one +
+ * list 20 with a Bearer token (fetched once per VU and tenant, renewed before it expires).
+ */
+/** @type {import('./scenarios').BASE_RATES} */
+export const BASE_RATES = { reads: 100, writes: 20, methods: 25, tokens: 5, bearer_reads: 50 };
+
+/**
+ * Latency limits in milliseconds per scenario: p95 and p99 of `http_req_duration{scenario:…}`.
+ * Reads and writes are the design card's numbers (measured 2-vCPU anchors: PostgREST GET p95 ~28 ms
+ * at 2,000 req/s); THRESHOLD_SCALE multiplies them for a slower target.
+ */
+/** @type {import('./scenarios').LATENCY_MS} */
+export const LATENCY_MS = {
+  reads: { p95: 50, p99: 150 },
+  writes: { p95: 100, p99: 250 },
+  methods: { p95: 50, p99: 150 },
+  tokens: { p95: 150, p99: 300 },
+  bearer_reads: { p95: 50, p99: 150 },
+};
+
+/** Which k6 scenarios each script runs, and the exported function each one calls. */
+/** @type {import('./scenarios').SCRIPTS} */
+export const SCRIPTS = {
+  'read-mix': {
+    about: 'GET one ToDo + a list of 20, round-robin over every tenant',
+    scenarios: { reads: { exec: 'reads', share: 1 } },
+  },
+  writes: {
+    about: 'POST a ToDo, PUT an update, DELETE it (WRITE_CLEANUP=0 keeps the rows)',
+    scenarios: { writes: { exec: 'writes', share: 1 } },
+  },
+  methods: {
+    about: 'whitelisted methods: get_count, get_list, get_value, get_logged_user',
+    scenarios: { methods: { exec: 'methods', share: 1 } },
+  },
+  oauth: {
+    about: 'client_credentials tokens from the auth service, and Bearer reads with them',
+    scenarios: { tokens: { exec: 'tokens', share: 1 }, bearer_reads: { exec: 'bearerReads', share: 1 } },
+  },
+  day: {
+    about: 'a day of traffic: mostly reads, some writes, methods and token requests, on a daily curve',
+    scenarios: {
+      reads: { exec: 'reads', share: 0.6 },
+      bearer_reads: { exec: 'bearerReads', share: 0.4 },
+      writes: { exec: 'writes', share: 0.5 },
+      methods: { exec: 'methods', share: 0.4 },
+      tokens: { exec: 'tokens', share: 0.4 },
+    },
+  },
+};
+
+/**
+ * Relative load over a day, in two-hour slots from midnight: quiet night, morning ramp, a midday
+ * peak, an afternoon plateau, the evening fall. The `day` script's arrival rates follow it.
+ */
+/** @type {import('./scenarios').DAY_CURVE} */
+export const DAY_CURVE = [0.15, 0.1, 0.1, 0.3, 0.75, 1, 0.9, 0.95, 0.8, 0.5, 0.3, 0.2];
+
+/** The profiles: how hard and how long. */
+/** @type {import('./scenarios').PROFILES} */
+export const PROFILES = {
+  smoke: {
+    about: 'a few requests per second for 10 s: does every request work (CI, a new deployment); no request may fail, latency limits x3',
+    scale: 0.2,
+    // A few hundred samples on a shared machine: its tail is noise, so smoke judges correctness
+    // strictly and latency loosely; ci and soak hold the design numbers.
+    latencyScale: 3,
+    duration: '10s',
+    day: '12s',
+    failedRate: 0.001,
+    checksRate: 0.99,
+    delayAbortEval: '3s',
+  },
+  ci: {
+    latencyScale: 1,
+    about: 'the ci rates for 60 s, every threshold enforced',
+    scale: 1,
+    duration: '60s',
+    day: '120s',
+    failedRate: 0.001,
+    checksRate: 0.99,
+    delayAbortEval: '15s',
+  },
+  capacity: {
+    latencyScale: 1,
+    about: 'stepped arrival rate (x0.5 to x16 of ci, 60 s per step) to find the knee; latency is reported, the run stops when errors pass 5%',
+    scale: 1,
+    steps: [0.5, 1, 2, 4, 8, 12, 16],
+    step: '60s',
+    day: '12m',
+    failedRate: 0.05,
+    checksRate: 0.95,
+    delayAbortEval: '30s',
+  },
+  soak: {
+    latencyScale: 1,
+    about: 'the ci rates for 30 minutes (leaks, pool exhaustion, slow drift)',
+    scale: 1,
+    duration: '30m',
+    day: '60m',
+    failedRate: 0.001,
+    checksRate: 0.999,
+    delayAbortEval: '60s',
+  },
+};
+
+/** @param {string} value */
+function positiveNumber(value) {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * Pre-allocated and maximum VUs for an arrival rate (iterations per second): enough for every
+ * iteration taking 100 ms at once (k6 drops an iteration that finds no free VU while it makes
+ * another), and up to 500 ms before the rate cannot be kept.
+ * @param {number} rate
+ * @param {number | undefined} maxVUs
+ */
+function vusFor(rate, maxVUs) {
+  const max = maxVUs ?? Math.max(20, Math.ceil(rate * 0.5));
+  return { preAllocatedVUs: Math.min(max, Math.max(5, Math.ceil(rate * 0.1))), maxVUs: max };
+}
+
+/**
+ * k6 takes whole iterations per `timeUnit`: a peak of 20/s or more is counted per second, a lower
+ * one per minute (so 0.4/s is 24 per minute, not 0 or 1 per second).
+ * @param {number} peakPerSecond
+ */
+function unitFor(peakPerSecond) {
+  return peakPerSecond >= 20 ? { timeUnit: '1s', seconds: 1 } : { timeUnit: '1m', seconds: 60 };
+}
+
+/**
+ * Splits a duration such as `12s` or `60m` into `parts` equal ones, in whole milliseconds.
+ * @param {string} duration
+ * @param {number} parts
+ */
+function splitDuration(duration, parts) {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(duration);
+  if (!m) throw new Error(`duration ${duration}: expected a number and one unit (ms, s, m, h)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[/** @type {'ms'|'s'|'m'|'h'} */ (m[2])];
+  const ms = Math.floor((Number(m[1]) * unit) / parts);
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * The k6 options of `script` under the environment's PROFILE (default `smoke`). Environment knobs:
+ * RATE_SCALE (multiplies every arrival rate), DURATION (replaces a constant profile's duration, or
+ * the length of the `day` script's day), MAX_VUS (per scenario), THRESHOLD_SCALE (multiplies every
+ * latency limit).
+ * @type {import('./scenarios').buildOptions}
+ */
+export function buildOptions(script, env = {}) {
+  const spec = SCRIPTS[script];
+  if (!spec) throw new Error(`unknown script ${script}: one of ${Object.keys(SCRIPTS).join(', ')}`);
+  const profileName = /** @type {ProfileName} */ (env.PROFILE || 'smoke');
+  const profile = PROFILES[profileName];
+  if (!profile) throw new Error(`unknown PROFILE ${profileName}: one of ${Object.keys(PROFILES).join(', ')}`);
+  const rateScale = positiveNumber(env.RATE_SCALE ?? '') ?? 1;
+  const latencyScale = (positiveNumber(env.THRESHOLD_SCALE ?? '') ?? 1) * profile.latencyScale;
+  const maxVUs = positiveNumber(env.MAX_VUS ?? '');
+  const capacity = profileName === 'capacity';
+
+  /** @type {Record<string, K6Scenario>} */
+  const scenarios = {};
+  /** @type {Record<string, K6Threshold[]>} */
+  const thresholds = {
+    // Past 5% failed requests the run stops (after delayAbortEval): a broken target is not measured.
+    http_req_failed: [
+      ...(profile.failedRate < 0.05 ? [`rate<${profile.failedRate}`] : []),
+      { threshold: 'rate<0.05', abortOnFail: true, delayAbortEval: profile.delayAbortEval },
+    ],
+    checks: [`rate>${profile.checksRate}`],
+  };
+  if (!capacity) {
+    // An open model: every due iteration must start, or the target did not sustain the rate.
+    thresholds.dropped_iterations = ['count==0'];
+    thresholds.server_errors = ['count==0'];
+  }
+
+  for (const [name, s] of Object.entries(spec.scenarios)) {
+    const scenarioName = /** @type {ScenarioName} */ (name);
+    const rate = BASE_RATES[scenarioName] * s.share * profile.scale * rateScale;
+    const tags = { script };
+    if (script === 'day') {
+      const length = env.DURATION || profile.day;
+      const peak = rate * (capacity ? 4 : 1);
+      const unit = unitFor(peak);
+      const perUnit = (/** @type {number} */ level) => Math.round(peak * level * unit.seconds);
+      scenarios[name] = {
+        executor: 'ramping-arrival-rate',
+        exec: s.exec,
+        startRate: perUnit(DAY_CURVE[0] ?? 0),
+        timeUnit: unit.timeUnit,
+        // From each slot's level to the next one's, back to midnight at the end.
+        stages: [...DAY_CURVE.slice(1), DAY_CURVE[0] ?? 0].map((level) => ({ target: perUnit(level), duration: splitDuration(length, DAY_CURVE.length) })),
+        ...vusFor(peak, maxVUs),
+        gracefulStop: '10s',
+        tags,
+      };
+    } else if (profile.steps && profile.step) {
+      // Supabase's stepped pattern: ramp to each level in a sixth of a step, hold it the rest.
+      const step = profile.step;
+      const top = rate * Math.max(...profile.steps);
+      const unit = unitFor(top);
+      const perUnit = (/** @type {number} */ level) => Math.max(1, Math.round(rate * level * unit.seconds));
+      scenarios[name] = {
+        executor: 'ramping-arrival-rate',
+        exec: s.exec,
+        startRate: perUnit((profile.steps[0] ?? 1) / 2),
+        timeUnit: unit.timeUnit,
+        stages: profile.steps.flatMap((level) => [
+          { target: perUnit(level), duration: splitDuration(step, 6) },
+          { target: perUnit(level), duration: splitDuration(step, 1.2) },
+        ]),
+        ...vusFor(top, maxVUs),
+        gracefulStop: '10s',
+        tags,
+      };
+    } else {
+      const unit = unitFor(rate);
+      scenarios[name] = {
+        executor: 'constant-arrival-rate',
+        exec: s.exec,
+        rate: Math.max(1, Math.round(rate * unit.seconds)),
+        timeUnit: unit.timeUnit,
+        duration: env.DURATION || profile.duration || '10s',
+        ...vusFor(rate, maxVUs),
+        gracefulStop: '10s',
+        tags,
+      };
+    }
+
+    const limits = LATENCY_MS[scenarioName];
+    if (capacity) {
+      // Report only: always-true expressions make k6 list the per-scenario numbers in its summary.
+      thresholds[`http_req_duration{scenario:${name}}`] = ['max>=0'];
+      thresholds[`http_req_failed{scenario:${name}}`] = ['rate>=0'];
+    } else {
+      thresholds[`http_req_duration{scenario:${name}}`] = [`p(95)<${limits.p95 * latencyScale}`, `p(99)<${limits.p99 * latencyScale}`];
+      thresholds[`http_req_failed{scenario:${name}}`] = [`rate<${Math.max(profile.failedRate, 0.01)}`];
+      // No requests at all must fail too (k6 passes a Trend or Rate threshold that saw no samples).
+      thresholds[`http_reqs{scenario:${name}}`] = ['count>0'];
+    }
+  }
+  if (spec.scenarios.reads && !capacity) thresholds['list_rows{scenario:reads}'] = ['min>=1'];
+
+  return {
+    scenarios,
+    thresholds,
+    summaryTrendStats: [...SUMMARY_TREND_STATS],
+    setupTimeout: '5m',
+    teardownTimeout: '2m',
+    userAgent: 'quire-load-tests',
+  };
+}
