@@ -16,6 +16,8 @@ export interface LoadOptions {
   /** Request paths, one picked at random per request. */
   paths: readonly string[];
   headers?: Record<string, string>;
+  /** Header sets, one picked at random per request (over `headers`): e.g. one Host per tenant. */
+  headerSets?: readonly Record<string, string>[];
   /** GET by default; with `body`, e.g. POST or PUT of a JSON document (the same body every request). */
   method?: 'GET' | 'POST' | 'PUT';
   body?: string;
@@ -63,7 +65,20 @@ async function withWrk(o: LoadOptions): Promise<LoadResult> {
       `local paths = {${o.paths.map(luaString).join(',')}}`,
       ...Object.entries(o.headers ?? {}).map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(v)}`),
       `local method, body = ${luaString(o.method ?? 'GET')}, ${o.body === undefined ? 'nil' : luaString(o.body)}`,
-      'request = function() return wrk.format(method, paths[math.random(#paths)], nil, body) end',
+      // wrk.format takes the whole header table, so each set carries `headers` too.
+      `local sets = {${(o.headerSets ?? [])
+        .map(
+          (set) =>
+            `{${Object.entries({ ...o.headers, ...set })
+              .map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`)
+              .join(', ')}}`,
+        )
+        .join(',\n')}}`,
+      'request = function()',
+      '  local headers = nil',
+      '  if #sets > 0 then headers = sets[math.random(#sets)] end',
+      '  return wrk.format(method, paths[math.random(#paths)], headers, body)',
+      'end',
     ].join('\n'),
   );
   const args = [`-t${o.threads ?? 2}`, `-c${o.connections}`, `-d${o.seconds}s`, '--latency', '-s', script, o.origin];
@@ -99,7 +114,14 @@ async function withAutocannon(o: LoadOptions): Promise<LoadResult> {
     headers: o.headers ?? {},
     method: o.method ?? 'GET',
     ...(o.body === undefined ? {} : { body: o.body }),
-    requests: [{ setupRequest: (req) => ({ ...req, path: o.paths[Math.floor(Math.random() * o.paths.length)] ?? '/' }) }],
+    requests: [
+      {
+        setupRequest: (req) => {
+          const set = o.headerSets?.[Math.floor(Math.random() * o.headerSets.length)];
+          return { ...req, path: o.paths[Math.floor(Math.random() * o.paths.length)] ?? '/', ...(set ? { headers: { ...req.headers, ...set } } : {}) };
+        },
+      },
+    ],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }

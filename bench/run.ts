@@ -13,6 +13,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   },
   callers: { file: './callers', what: 'the same reads with `token key:secret`, an OAuth Bearer token and a session cookie (one user)' },
   metrics: { file: './metrics-cost', what: 'the list with metrics and health on beside off' },
+  tenants: {
+    file: './tenants',
+    what: 'provisioning time at the first tenants and at BENCH_TENANTS (1,000), API memory and read p99 across them, quire migrate over all, Postgres catalog and backends',
+  },
   webhooks: { file: './webhooks', what: 'deliveries per second of one webhooks process, and commit-to-attempt lag (needs Redis)' },
 };
 

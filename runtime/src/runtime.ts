@@ -166,6 +166,7 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps): Pr
       defaultTenant: p.defaultTenant,
       refreshIntervalMs: p.cacheRefreshIntervalMs,
       apiKeyTtlMs: p.apiKeyCacheTtlMs,
+      metaCache: { maxTenants: p.metaCacheTenants, idleMs: p.metaCacheIdleSeconds * 1000 },
       sessionExpirySeconds: p.sessionExpirySeconds,
     }),
   );

@@ -75,36 +75,26 @@ export class Meta {
     readonly definition: DocTypeDefinition,
     schema: string,
   ) {
-    const def = definition;
-    this.name = def.name;
+    const d = derived(definition);
+    this.name = definition.name;
     this.schema = schema;
-    this.tableName = `tab${def.name}`;
+    this.tableName = `tab${definition.name}`;
     this.table = qualified(schema, this.tableName);
-    this.fields = def.fields;
-    this.fieldMap = new Map(def.fields.map((f) => [f.fieldname, f]));
-    this.dataFields = def.fields.filter((f) => fieldTypeSpec(f.fieldtype).column !== undefined && !f.is_virtual);
-    this.tableFields = def.fields.filter((f) => fieldTypeSpec(f.fieldtype).kind === 'table');
-    this.permissions = def.permissions;
-    this.istable = def.istable === 1;
-    this.issingle = def.issingle === 1;
-    this.isSubmittable = def.is_submittable === 1;
-    this.isTree = def.is_tree === 1;
-    [this.namingRule, this.namingArgument] = namingOf(def);
-    const sortField = def.sort_field ?? 'creation';
-    this.sortField = sortField;
-    this.sortOrder = def.sort_order ?? 'DESC';
-
-    const columns: ColumnInfo[] = [];
-    const standard = [...STANDARD_FIELDS, ...(this.istable ? CHILD_FIELDS : OPTIONAL_FIELDS)];
-    for (const name of standard) {
-      const kind = name === 'name' && this.namingRule === 'autoincrement' ? 'int' : (STANDARD_KINDS[name] ?? 'text');
-      columns.push({ name, kind, field: undefined, sql: ident(name) });
-    }
-    for (const f of this.dataFields) {
-      columns.push({ name: f.fieldname, kind: fieldTypeSpec(f.fieldtype).kind, field: f, sql: ident(f.fieldname) });
-    }
-    this.columns = columns;
-    this.columnMap = new Map(columns.map((c) => [c.name, c]));
+    this.fields = definition.fields;
+    this.fieldMap = d.fieldMap;
+    this.dataFields = d.dataFields;
+    this.tableFields = d.tableFields;
+    this.permissions = definition.permissions;
+    this.istable = definition.istable === 1;
+    this.issingle = definition.issingle === 1;
+    this.isSubmittable = definition.is_submittable === 1;
+    this.isTree = definition.is_tree === 1;
+    this.namingRule = d.namingRule;
+    this.namingArgument = d.namingArgument;
+    this.sortField = definition.sort_field ?? 'creation';
+    this.sortOrder = definition.sort_order ?? 'DESC';
+    this.columns = d.columns;
+    this.columnMap = d.columnMap;
   }
 
   field(fieldname: string): DocField | undefined {
@@ -142,6 +132,47 @@ export class Meta {
   get sequence(): string {
     return qualified(this.schema, `${this.tableName}_id_seq`.slice(0, 63));
   }
+}
+
+/** What a Meta derives from its definition alone (no schema): shared by every tenant with the same definition. */
+interface Derived {
+  fieldMap: ReadonlyMap<string, DocField>;
+  dataFields: readonly DocField[];
+  tableFields: readonly DocField[];
+  namingRule: NamingRule;
+  namingArgument: string;
+  columns: readonly ColumnInfo[];
+  columnMap: ReadonlyMap<string, ColumnInfo>;
+}
+
+/** Definitions are never mutated once parsed (and identical ones are interned: registry.ts), so their derivations can be shared. */
+const derivations = new WeakMap<DocTypeDefinition, Derived>();
+
+function derived(def: DocTypeDefinition): Derived {
+  let d = derivations.get(def);
+  if (d) return d;
+  const dataFields = def.fields.filter((f) => fieldTypeSpec(f.fieldtype).column !== undefined && !f.is_virtual);
+  const [namingRule, namingArgument] = namingOf(def);
+  const columns: ColumnInfo[] = [];
+  const standard = [...STANDARD_FIELDS, ...(def.istable === 1 ? CHILD_FIELDS : OPTIONAL_FIELDS)];
+  for (const name of standard) {
+    const kind = name === 'name' && namingRule === 'autoincrement' ? 'int' : (STANDARD_KINDS[name] ?? 'text');
+    columns.push({ name, kind, field: undefined, sql: ident(name) });
+  }
+  for (const f of dataFields) {
+    columns.push({ name: f.fieldname, kind: fieldTypeSpec(f.fieldtype).kind, field: f, sql: ident(f.fieldname) });
+  }
+  d = {
+    fieldMap: new Map(def.fields.map((f) => [f.fieldname, f])),
+    dataFields,
+    tableFields: def.fields.filter((f) => fieldTypeSpec(f.fieldtype).kind === 'table'),
+    namingRule,
+    namingArgument,
+    columns,
+    columnMap: new Map(columns.map((c) => [c.name, c])),
+  };
+  derivations.set(def, d);
+  return d;
 }
 
 function indexName(prefix: string, table: string, field: string): string {

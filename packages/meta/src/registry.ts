@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { qualified, type Queryable } from '@quire/db';
 import { LRUCache } from 'lru-cache';
 import type { DocTypeDefinition } from './definition';
@@ -29,12 +30,33 @@ export async function loadDefinitions(q: Queryable, schema: string): Promise<Doc
   const fieldsOf = group(fields.rows);
   const permsOf = group(perms.rows);
   return doctypes.rows.map((row) =>
-    parseDefinition({
-      ...row,
-      fields: fieldsOf.get(String(row.name)) ?? [],
-      permissions: permsOf.get(String(row.name)) ?? [],
-    }),
+    intern(
+      parseDefinition({
+        ...row,
+        fields: fieldsOf.get(String(row.name)) ?? [],
+        permissions: permsOf.get(String(row.name)) ?? [],
+      }),
+    ),
   );
+}
+
+/**
+ * One object per distinct definition in the process: tenants provisioned from one release's
+ * template hold identical standard DocTypes, so a thousand tenants share one parsed copy of each
+ * (and one set of what Meta derives from it) instead of a thousand.
+ */
+const interned = new Map<string, WeakRef<DocTypeDefinition>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (interned.get(key)?.deref() === undefined) interned.delete(key);
+});
+
+function intern(def: DocTypeDefinition): DocTypeDefinition {
+  const key = createHash('sha1').update(JSON.stringify(def)).digest('base64');
+  const existing = interned.get(key)?.deref();
+  if (existing) return existing;
+  interned.set(key, new WeakRef(def));
+  forget.register(def, key);
+  return def;
 }
 
 export function buildTenantMeta(schema: string, definitions: Iterable<DocTypeDefinition>): TenantMeta {
@@ -50,22 +72,44 @@ interface Entry {
   loading?: Promise<TenantMeta>;
 }
 
-/** Tenants whose metadata is kept per process. */
-const MAX_TENANTS = 10_000;
+export interface MetaCacheOptions {
+  /** Tenants whose metadata is kept (default 1,000). */
+  maxTenants?: number;
+  /** Dropped after this long unused (default 30 minutes; 0 keeps it until evicted by count). */
+  idleMs?: number;
+}
 
 /**
- * The per-process metadata cache: one TenantMeta per tenant, loaded once and kept until
- * invalidated (LISTEN/NOTIFY, or the tenant directory's version check). A load that started
- * before an invalidation is never installed after it. Beyond MAX_TENANTS the least recently used
- * tenant is dropped: like an invalidation, that only means its next use reads the tables again.
+ * The per-process metadata cache: one TenantMeta per tenant, loaded on its first request and kept
+ * until invalidated (LISTEN/NOTIFY, or the tenant directory's version check). A load that started
+ * before an invalidation is never installed after it. Memory stays bounded however many tenants a
+ * database holds: beyond `maxTenants` the least recently used tenant is dropped, and a tenant
+ * unused for `idleMs` is dropped by `purgeIdle` — like an invalidation, that only means its next
+ * request reads the tables again (a few ms).
  */
 export class MetaRegistry {
   /** Lookups answered from the cache and from the database (the `quire_cache_requests_total` metric). */
   readonly stats = { hits: 0, misses: 0 };
-  private readonly entries = new LRUCache<string, Entry>({ max: MAX_TENANTS });
+  private readonly entries: LRUCache<string, Entry>;
   private generation = 0;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    options: MetaCacheOptions = {},
+  ) {
+    const idleMs = options.idleMs ?? 30 * 60_000;
+    this.entries = new LRUCache<string, Entry>({ max: options.maxTenants ?? 1000, ...(idleMs > 0 ? { ttl: idleMs, updateAgeOnGet: true } : {}) });
+  }
+
+  /** Drops the metadata of tenants unused for longer than `idleMs` (called periodically). */
+  purgeIdle(): void {
+    this.entries.purgeStale();
+  }
+
+  /** Tenants whose metadata is held now. */
+  get size(): number {
+    return this.entries.size;
+  }
 
   /** The cached metadata, without waiting; undefined when it must be loaded. */
   peek(tenant: TenantRef): TenantMeta | undefined {

@@ -2,7 +2,7 @@ import type { LoadedApps } from '@quire/apps';
 import { ApiKeyAuthenticator, SessionAuthenticator, type SecretBox } from '@quire/auth';
 import { runMigrations, subscribeInvalidations, type Database, type InvalidationMessage, type Unlisten } from '@quire/db';
 import type { DocContext, FileStore } from '@quire/documents';
-import { MetaRegistry } from '@quire/meta';
+import { MetaRegistry, type MetaCacheOptions } from '@quire/meta';
 import { OAuthRuntime, type OAuthRuntimeOptions } from '@quire/oauth';
 import type { Principal } from '@quire/permissions';
 import { PlatformChanges } from './changes';
@@ -22,6 +22,8 @@ export interface PlatformOptions {
   /** How often the registry is re-read in case a notification was missed. */
   refreshIntervalMs?: number;
   apiKeyTtlMs?: number;
+  /** How many tenants' metadata this process keeps, and for how long unused. */
+  metaCache?: MetaCacheOptions;
   /** Seconds a login session lasts without activity. */
   sessionExpirySeconds?: number;
   /** OAuth access-token verification: revocation poll, JWKS cache, token principals. */
@@ -57,7 +59,7 @@ export class Platform {
     this.files = options.files;
     this.secrets = options.secrets;
     this.tenants = new TenantDirectory(options.db, { baseDomain: options.baseDomain, defaultTenant: options.defaultTenant });
-    this.metas = new MetaRegistry(options.db);
+    this.metas = new MetaRegistry(options.db, options.metaCache);
     this.apiKeys = new ApiKeyAuthenticator(options.db, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
     this.sessions = new SessionAuthenticator(options.db, { expirySeconds: this.sessionExpirySeconds });
     this.oauth = new OAuthRuntime(options.db, options.oauth);
@@ -108,8 +110,9 @@ export class Platform {
     }
   }
 
-  /** Re-reads the registry; drops metadata whose version moved (or everything, after a lost connection). */
+  /** Re-reads the registry; drops metadata whose version moved or that went unused (or everything, after a lost connection). */
   private resync(everything = true): void {
+    this.metas.purgeIdle();
     if (everything) {
       this.metas.invalidateAll();
       this.apiKeys.clear();
