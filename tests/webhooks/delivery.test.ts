@@ -107,6 +107,27 @@ describe('events, payloads and signatures', () => {
     });
   });
 
+  it('a change to a webhook applies to the very next write (definitions are cached with the metadata)', async () => {
+    const t = await server.tenant('wh');
+    const hook = await webhook(t, {
+      webhook_doctype: 'ToDo',
+      webhook_docevent: 'after_insert',
+      request_structure: 'Form URL-Encoded',
+      webhook_data: [{ fieldname: 'description', key: 'before' }],
+    });
+    const write = async (description: string) => expect((await t.call('POST', '/api/resource/ToDo', { json: { description } })).status).toBe(200);
+    await write('one');
+    const change = async (json: Record<string, unknown>) => expect((await t.call('PUT', `/api/resource/Webhook/${hook.name}`, { json })).status).toBe(200);
+    await change({ webhook_data: [{ fieldname: 'description', key: 'after' }] });
+    await write('two');
+    await change({ enabled: 0 });
+    await write('three');
+    await change({ enabled: 1 });
+    await write('four');
+    const got = await receiver.waitFor(3, 10_000, at(hook.path));
+    expect(got.map((r) => r.body).sort()).toEqual(['{"after": "four"}', '{"after": "two"}', '{"before": "one"}']);
+  });
+
   it('a JSON template renders the document; both signatures verify', async () => {
     const t = await server.tenant('wh');
     const secret = 'shh, a webhook secret';

@@ -1,4 +1,5 @@
 import type { Transaction } from '@quire/db';
+import type { TenantMeta } from '@quire/meta';
 import { pythonJsonDumps } from '@quire/frappe-compat';
 import { serializeDoc, uuid7, type DocController, type HookArgs } from '@quire/documents';
 import { compileCondition } from './condition';
@@ -56,6 +57,25 @@ function memoOf(args: HookArgs): TxMemo {
     ctx.changes.webhookEventsWritten(tx, ctx.tenant, memo.committed);
   }
   return memo;
+}
+
+/**
+ * A tenant's enabled webhooks per DocType, read once per metadata load: saving or deleting a
+ * Webhook counts as a metadata change (its controller says so), so every process drops these with
+ * the TenantMeta they hang on — a write then costs no webhook queries at all.
+ */
+const webhooksByMeta = new WeakMap<TenantMeta, Map<string, Promise<WebhookDefinition[]>>>();
+
+function cachedWebhooks(args: HookArgs, doctype: string): Promise<WebhookDefinition[]> {
+  let byDoctype = webhooksByMeta.get(args.ctx.meta);
+  if (!byDoctype) webhooksByMeta.set(args.ctx.meta, (byDoctype = new Map<string, Promise<WebhookDefinition[]>>()));
+  let webhooks = byDoctype.get(doctype);
+  if (!webhooks) {
+    const loading = loadWebhooks(args, doctype);
+    byDoctype.set(doctype, (webhooks = loading));
+    loading.catch(() => byDoctype.delete(doctype));
+  }
+  return webhooks;
 }
 
 async function loadWebhooks(args: HookArgs, doctype: string): Promise<WebhookDefinition[]> {
@@ -121,7 +141,7 @@ async function capture(args: HookArgs, event: WebhookEvent): Promise<void> {
   if (flags.installing || meta.istable || SILENT.has(meta.name)) return;
   const memo = memoOf(args);
   let pending = memo.webhooks.get(meta.name);
-  if (!pending) memo.webhooks.set(meta.name, (pending = loadWebhooks(args, meta.name)));
+  if (!pending) memo.webhooks.set(meta.name, (pending = cachedWebhooks(args, meta.name)));
   const webhooks = (await pending).filter((w) => w.event === event);
   if (webhooks.length === 0) return;
   const asDict = serializeDoc(ctx.meta, meta, doc, { includeNulls: true }) as Record<string, unknown>;

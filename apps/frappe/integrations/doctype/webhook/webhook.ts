@@ -20,6 +20,14 @@ function fail(message: string): never {
 }
 
 export const controller: DocController = {
+  // Webhooks are read with the tenant's metadata (cached per load, outbox.ts): a change reloads it everywhere.
+  async on_update({ ctx, tx }) {
+    await ctx.changes.metaChanged(tx, ctx.tenant);
+  },
+  async on_trash({ ctx, tx }) {
+    await ctx.changes.metaChanged(tx, ctx.tenant);
+  },
+
   validate({ doc, ctx, previous }) {
     const doctype = cstr(doc.webhook_doctype);
     const target = ctx.meta.get(doctype);
