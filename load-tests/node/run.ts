@@ -9,11 +9,11 @@ import { register } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { current, currentEnv } from './engine/context.ts';
-import { registry } from './engine/metrics.ts';
-import { ConfigError, EXIT, runTest, type ScriptModule } from './engine/run-test.ts';
-import { closeConnections } from './k6/http.ts';
-import { ROOT, startLocalStack, type LocalStack } from './stack/local-stack.ts';
+import { current, currentEnv } from './engine/context';
+import { registry } from './engine/metrics';
+import { ConfigError, EXIT, runTest, type ScriptModule } from './engine/run-test';
+import { closeConnections } from './k6/http';
+import { ROOT, startLocalStack, type LocalStack } from './stack/local-stack';
 
 const SCRIPTS = ['read-mix', 'writes', 'methods', 'oauth', 'day'];
 
@@ -141,7 +141,14 @@ async function main(): Promise<number> {
       writable: true,
     },
   });
-  const { testState } = await import('./engine/context.ts');
+  // k6 logs the script's console to stderr: stdout carries only the summary.
+  console.log =
+    console.info =
+    console.debug =
+      (...items: unknown[]) => {
+        console.error(...items);
+      };
+  const { testState } = await import('./engine/context');
   testState.env = env;
   register('./hooks.mjs', import.meta.url);
 

@@ -2,7 +2,7 @@
 // and k6/execution answer for that VU; here every VU shares one module instance, and the answer
 // comes from an AsyncLocalStorage entered for each iteration (and for setup/teardown).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Tags } from './metrics.ts';
+import type { Tags } from './metrics';
 
 export interface VuState {
   idInTest: number;

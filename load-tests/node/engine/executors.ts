@@ -6,9 +6,9 @@
 // ramping-vus, per-vu-iterations, shared-iterations) loop their VUs. Every scenario ends with its
 // gracefulStop: iterations still running then are interrupted (not counted in `iterations`).
 import { performance } from 'node:perf_hooks';
-import { iterationStore, testState, type IterationContext, type ScenarioState } from './context.ts';
-import { durationMs } from './duration.ts';
-import type { Registry, Tags } from './metrics.ts';
+import { iterationStore, testState, type IterationContext, type ScenarioState } from './context';
+import { durationMs } from './duration';
+import type { Registry, Tags } from './metrics';
 
 export interface Stage {
   duration: string;

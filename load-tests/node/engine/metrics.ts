@@ -2,7 +2,7 @@
 // and interpolates percentiles as k6 does), built-in metrics declared up front, custom ones when a
 // script constructs them, and submetrics (`metric{tag:value,…}`) that receive every sample whose
 // tags match, as a threshold or the summary names them.
-import type { MetricType, SummaryMetric } from '../../lib/summary.ts';
+import type { MetricType, SummaryMetric } from '../../lib/summary';
 
 export type Tags = Record<string, string>;
 export type Contains = SummaryMetric['contains'];

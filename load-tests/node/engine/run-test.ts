@@ -7,14 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isatty } from 'node:tty';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { failedThresholds, textSummary, type SummaryData, type SummaryMetric } from '../../lib/summary.ts';
-import { checkCounts } from '../k6/k6.ts';
-import { iterationStore, testState, type IterationContext } from './context.ts';
-import { clock, durationMs } from './duration.ts';
-import { ScenarioRun, type ScenarioConfig } from './executors.ts';
-import { CounterSink, Registry, sinkValues, type Tags } from './metrics.ts';
-import { compileThresholds, evaluate, type Threshold } from './thresholds.ts';
-import { validateOptions, type OptionsShape } from './validate.ts';
+import { failedThresholds, textSummary, type SummaryData, type SummaryMetric } from '../../lib/summary';
+import { checkCounts } from '../k6/k6';
+import { iterationStore, testState, type IterationContext } from './context';
+import { clock, durationMs } from './duration';
+import { ScenarioRun, type ScenarioConfig } from './executors';
+import { CounterSink, Registry, sinkValues, type Tags } from './metrics';
+import { compileThresholds, evaluate, type Threshold } from './thresholds';
+import { validateOptions, type OptionsShape } from './validate';
 
 export const EXIT = { ok: 0, thresholds: 99, invalidConfig: 104, interrupted: 105, scriptException: 107, aborted: 108, markedFailed: 110 } as const;
 

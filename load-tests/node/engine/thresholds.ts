@@ -2,9 +2,9 @@
 // evaluated the way k6 does (metrics/thresholds.go, thresholds_parser.go): the aggregations a
 // metric type supports, operators tried longest first, a Rate or a Trend percentile that saw no
 // sample passes (k6 has no value to compare), and `abortOnFail` after `delayAbortEval`.
-import type { MetricType } from '../../lib/summary.ts';
-import { durationMs } from './duration.ts';
-import { CounterSink, GaugeSink, RateSink, Registry, TrendSink, trendStat, type Metric, type Sink } from './metrics.ts';
+import type { MetricType } from '../../lib/summary';
+import { durationMs } from './duration';
+import { CounterSink, GaugeSink, RateSink, Registry, TrendSink, trendStat, type Metric, type Sink } from './metrics';
 
 export interface ThresholdExpression {
   /** value, count, rate, avg, min, med, max, or p(N). */

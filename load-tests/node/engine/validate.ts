@@ -3,11 +3,11 @@
 // executes, and thresholds (metric known, submetric tags well formed, expression parsable, an
 // aggregation the metric's type has). Plus one k6 does not: a `scenario:` tag filter must name a
 // declared scenario, or its threshold would silently watch nothing.
-import type { MetricType } from '../../lib/summary.ts';
-import { parseDuration } from './duration.ts';
-import type { ScenarioConfig } from './executors.ts';
-import { parseMetricName } from './metrics.ts';
-import { parseThreshold, type ThresholdSpec } from './thresholds.ts';
+import type { MetricType } from '../../lib/summary';
+import { parseDuration } from './duration';
+import type { ScenarioConfig } from './executors';
+import { parseMetricName } from './metrics';
+import { parseThreshold, type ThresholdSpec } from './thresholds';
 
 export interface OptionsShape {
   scenarios?: Record<string, ScenarioConfig>;

@@ -1,6 +1,6 @@
 // `k6/execution` for the Node runner: what the current iteration's VU and scenario are (from the
 // iteration's AsyncLocalStorage context), the instance's counters, and test.abort()/fail().
-import { current, testState, type IterationContext } from '../engine/context.ts';
+import { current, testState, type IterationContext } from '../engine/context';
 
 function inVu(what: string): IterationContext {
   const ctx = current();

@@ -8,9 +8,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { current, testState } from '../engine/context.ts';
-import { durationMs } from '../engine/duration.ts';
-import { registry, type Tags } from '../engine/metrics.ts';
+import { current, testState } from '../engine/context';
+import { durationMs } from '../engine/duration';
+import { registry, type Tags } from '../engine/metrics';
 
 export interface ExpectedStatuses {
   readonly expected: (status: number) => boolean;

@@ -1,8 +1,8 @@
 // `k6` for the Node runner: check() records the `checks` Rate (tags: check, the iteration's tags)
 // and each check's passes and fails for the summary; fail() throws; group() runs synchronous
 // bodies (k6's group cannot measure async ones either); sleep() cannot block one event loop.
-import { current } from '../engine/context.ts';
-import { registry, type Tags } from '../engine/metrics.ts';
+import { current } from '../engine/context';
+import { registry, type Tags } from '../engine/metrics';
 
 export interface CheckCount {
   name: string;

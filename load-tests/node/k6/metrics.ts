@@ -1,8 +1,8 @@
 // `k6/metrics` for the Node runner: Counter, Gauge, Rate and Trend, registered when constructed
 // (k6 allows that only in the init context) and fed with the iteration's tags plus the call's.
-import type { MetricType } from '../../lib/summary.ts';
-import { current } from '../engine/context.ts';
-import { registry, type Tags } from '../engine/metrics.ts';
+import type { MetricType } from '../../lib/summary';
+import { current } from '../engine/context';
+import { registry, type Tags } from '../engine/metrics';
 
 class Metric {
   readonly name: string;
