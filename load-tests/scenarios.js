@@ -192,7 +192,7 @@ function unitFor(peakPerSecond) {
 function splitDuration(duration, parts) {
   const m = /^(\d+)(ms|s|m|h)$/.exec(duration);
   if (!m) throw new Error(`duration ${duration}: expected a number and one unit (ms, s, m, h)`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[/** @type {'ms'|'s'|'m'|'h'} */ (m[2])];
+  const unit = { ms: 1, s: 1000, m: 60000, h: 3600000 }[/** @type {'ms'|'s'|'m'|'h'} */ (m[2])];
   const ms = Math.floor((Number(m[1]) * unit) / parts);
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }

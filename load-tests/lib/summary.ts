@@ -55,9 +55,9 @@ export function humanDuration(ms: number): string {
   if (ms === 0) return '0s';
   if (ms < 1) return `${trimNumber(ms * 1000, 2)}µs`;
   if (ms < 1000) return `${trimNumber(ms, 2)}ms`;
-  if (ms < 60_000) return `${trimNumber(ms / 1000, 2)}s`;
-  const m = Math.floor(ms / 60_000);
-  return `${m}m${trimNumber((ms - m * 60_000) / 1000, 1)}s`;
+  if (ms < 60000) return `${trimNumber(ms / 1000, 2)}s`;
+  const m = Math.floor(ms / 60000);
+  return `${m}m${trimNumber((ms - m * 60000) / 1000, 1)}s`;
 }
 
 export function humanBytes(bytes: number): string {
@@ -72,7 +72,7 @@ export function humanBytes(bytes: number): string {
 }
 
 function percent(rate: number): string {
-  return `${(Math.trunc(rate * 10_000) / 100).toFixed(2)}%`;
+  return `${(Math.trunc(rate * 10000) / 100).toFixed(2)}%`;
 }
 
 /** One value of a metric as text (a statistic `stat` of a trend, or the metric's main value). */

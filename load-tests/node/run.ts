@@ -96,6 +96,12 @@ const onSignal = (signal: NodeJS.Signals): void => {
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+const crash = (e: unknown): void => {
+  log(`load runner failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  void stopStack().finally(() => process.exit(1));
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 
 async function main(): Promise<number> {
   const env: Record<string, string> = { ...systemEnv, PWD: process.cwd(), QUIRE_LOAD_RUNNER: 'node' };

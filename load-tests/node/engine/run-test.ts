@@ -3,6 +3,7 @@
 // stops the run), teardown(), the summary (handleSummary's outputs, or the text summary), and
 // k6's exit code: 0, 99 when a threshold failed, 105 interrupted, 107 a script error in
 // setup/teardown, 108 exec.test.abort(), 110 exec.test.fail().
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isatty } from 'node:tty';
@@ -179,6 +180,8 @@ export async function runTest(mod: ScriptModule, o: RunOptions): Promise<RunResu
 
   // The scenarios.
   const stopController = new AbortController();
+  // Every waiting scenario and VU loop listens on it.
+  setMaxListeners(0, stopController.signal);
   let stopped: string | undefined;
   let stopCode: number = EXIT.ok;
   const stopRun = (reason: string, code: number): void => {
@@ -256,7 +259,6 @@ export async function runTest(mod: ScriptModule, o: RunOptions): Promise<RunResu
       log(progress());
     }
   }, 1000);
-  sampleVus();
   try {
     await Promise.all(runs.map((r) => r.run()));
   } finally {
@@ -307,7 +309,6 @@ export async function runTest(mod: ScriptModule, o: RunOptions): Promise<RunResu
   else if (failed.length) exitCode = EXIT.thresholds;
   else if (teardownFailed) exitCode = EXIT.scriptException;
   else if (testState.markedFailed) exitCode = EXIT.markedFailed;
-  if (exitCode === EXIT.interrupted && failed.length) exitCode = EXIT.thresholds;
   const ms = (n: number) => Math.max(0, Math.round((n / 1e6 - RESOLUTION) * 10) / 10);
   return {
     exitCode,

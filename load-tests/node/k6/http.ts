@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { current, testState } from '../engine/context';
+import { current, testState, type IterationContext } from '../engine/context';
 import { durationMs } from '../engine/duration';
 import { registry, type Tags } from '../engine/metrics';
 
@@ -111,8 +111,8 @@ function encodeBody(body: RequestBody, headers: Record<string, string>): Buffer 
   );
 }
 
-function record(res: Response, method: string, params: Params, expected: boolean): void {
-  const ctx = current();
+/** The samples of one response, tagged with the iteration that sent it (events may fire in another's context). */
+function record(ctx: IterationContext | undefined, res: Response, method: string, params: Params, expected: boolean): void {
   if (ctx?.interrupted) return;
   const tags: Tags = {
     ...(ctx?.tags ?? {}),
@@ -137,8 +137,7 @@ function record(res: Response, method: string, params: Params, expected: boolean
   registry.add('http_req_failed', expected ? 0 : 1, tags);
 }
 
-function recordBytes(sent: number, received: number): void {
-  const ctx = current();
+function recordBytes(ctx: IterationContext | undefined, sent: number, received: number): void {
   if (ctx?.interrupted) return;
   const tags = ctx?.tags ?? {};
   if (sent > 0) registry.add('data_sent', sent, tags);
@@ -221,9 +220,9 @@ export function asyncRequest(method: string, url: string, body?: RequestBody, pa
           return JSON.parse(res.body) as unknown;
         },
       };
-      if (socket) recordBytes(socket.bytesWritten - written0, socket.bytesRead - read0);
+      if (socket) recordBytes(ctx, socket.bytesWritten - written0, socket.bytesRead - read0);
       const expected = callback === null ? true : res.status !== 0 && callback.expected(res.status);
-      record(res, upper, p, expected);
+      record(ctx, res, upper, p, expected);
       resolve(res);
     };
 

@@ -96,8 +96,18 @@ async function until(what: string, ms: number, test: () => Promise<boolean>, pro
   }
 }
 
+/** Every child still running: killed outright if this process exits without stopping them. */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // In a process group of its own: Ctrl-C reaches the runner only, which stops the test first
+  // (teardown, summary) and then the stack, in that order.
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let out = '';
   let stdout = '';
   const keep = (c: Buffer): void => {
@@ -240,11 +250,13 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
       .filter((l) => l.startsWith('{'));
     const tenantsFile = path.join(dir, 'tenants.jsonl');
     fs.writeFileSync(tenantsFile, `${lines.join('\n')}\n`, { mode: 0o600 });
-    const last = (JSON.parse(lines.at(-1) ?? '{}') as { hosts?: string[] }).hosts?.[0];
+    const hosts = lines.map((l) => (JSON.parse(l) as { hosts: string[] }).hosts[0] ?? '');
+    const last = hosts.at(-1);
     if (!last) throw new Error(`the seed step printed no tenant:\n${seed.output()}`);
     o.log(`migrated and created ${lines.length} tenants in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
 
-    // Ready, and every process knows the last tenant made.
+    // Ready, and every process serves every tenant. (A process that started while the seed ran
+    // may learn of the first tenants only at its next CACHE_REFRESH_INTERVAL_MS re-check.)
     const services = [
       ...apis.map((a, i) => ({ ...a, name: `api${i}`, path: '/api/method/ping' })),
       { ...auth, name: 'auth', path: '/.well-known/openid-configuration' },
@@ -252,9 +264,9 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
     await Promise.all(
       services.map((s) =>
         until(
-          `${s.name} to be ready and serve ${last}`,
+          `${s.name} to be ready and serve every tenant`,
           60_000,
-          async () => (await probe(s.ops, '/readyz')) === 200 && (await probe(s.port, s.path, last)) === 200,
+          async () => (await probe(s.ops, '/readyz')) === 200 && (await Promise.all(hosts.map((h) => probe(s.port, s.path, h)))).every((c) => c === 200),
           procs,
         ),
       ),
