@@ -1,16 +1,20 @@
 import { randomBytes } from 'node:crypto';
+import { qualified } from '@quire/db';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quireJson, spawnQuire, type Spawned } from '../support/process';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
 import { call } from '../support/server';
+import { until } from '../support/until';
 
 /**
- * Nothing lost, with real processes: `quire serve api` enqueues into BullMQ on Redis and
- * `quire serve webhooks` delivers. Every event arrives after kill -9 of the webhooks process
- * mid-delivery, after the API process dies right after commit, and after Redis is flushed —
- * because Postgres (the outbox) is the source of truth and the webhooks process sweeps it.
+ * Nothing lost, with real processes: `quire serve api` commits events to the outbox and wakes the
+ * webhooks processes through Redis; `quire serve webhooks` claims them from Postgres in batches
+ * and delivers. Every event arrives after kill -9 of the webhooks process mid-delivery and
+ * mid-batch, after the API process dies right after commit, and after Redis is flushed — because
+ * Postgres (the outbox) is the source of truth and the webhooks processes sweep it — and processes
+ * claiming at the same time never take the same event.
  */
 
 const redisDb = 1 + Math.floor(Math.random() * 14);
@@ -68,6 +72,51 @@ async function createTodos(apiPort: number, n: number, label: string): Promise<v
     const res = await call(`http://127.0.0.1:${apiPort}`, tenant, 'POST', '/api/resource/ToDo', { auth, json: { description: `${label} ${i}` } });
     expect(res.status).toBe(200);
   }
+}
+
+/** Disables every webhook of the tenant (earlier tests' hooks also watch ToDo after_insert). */
+async function disableWebhooks(apiPort: number): Promise<void> {
+  const base = `http://127.0.0.1:${apiPort}`;
+  const list = await call(base, tenant, 'GET', '/api/resource/Webhook', { auth, query: { fields: '["name"]', limit: 0 } });
+  for (const w of list.body.data as Array<{ name: string }>) {
+    const res = await call(base, tenant, 'PUT', `/api/resource/Webhook/${w.name}`, { auth, json: { enabled: 0 } });
+    expect(res.status, res.text).toBe(200);
+  }
+}
+
+/** Many ToDos in few transactions (insert_many, 200 per request): a backlog made quickly. */
+async function insertTodos(apiPort: number, n: number, label: string): Promise<void> {
+  for (let i = 0; i < n; i += 200) {
+    const docs = Array.from({ length: Math.min(200, n - i) }, (_, j) => ({ doctype: 'ToDo', description: `${label} ${i + j}` }));
+    const res = await call(`http://127.0.0.1:${apiPort}`, tenant, 'POST', '/api/method/frappe.client.insert_many', { auth, json: { docs } });
+    expect(res.status, res.text).toBe(200);
+  }
+}
+
+/** The outbox's events of a webhook by status and attempts made. */
+async function outbox(path: string): Promise<Array<{ status: string; attempts: number; n: number }>> {
+  const { rows } = await database.db.query<{ status: string; attempts: number; n: number }>(
+    `SELECT "status", "attempts", count(*)::int AS n FROM quire.webhook_events WHERE "webhook" = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+    [`hook${path.replace(/\W/g, '-')}`],
+  );
+  return rows;
+}
+
+/** The Webhook Request Log rows of a webhook: event id, attempt number, outcome. */
+async function logRows(path: string): Promise<Array<{ event_id: string; attempt: number; outcome: string }>> {
+  const { rows: tenants } = await database.db.query<{ schema: string }>(`SELECT "schema" FROM quire.tenants WHERE "name" = $1`, [tenant]);
+  const { rows } = await database.db.query<{ event_id: string; attempt: number; outcome: string }>(
+    `SELECT "event_id", "attempt", "outcome" FROM ${qualified(tenants[0]!.schema, 'tabWebhook Request Log')} WHERE "webhook" = $1 ORDER BY "creation"`,
+    [`hook${path.replace(/\W/g, '-')}`],
+  );
+  return rows;
+}
+
+/** A counter of a webhooks process's /metrics (0 when absent). */
+async function metric(opsPort: number, series: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
 function distinctIds(path: string): Set<string> {
@@ -133,13 +182,13 @@ describe('at-least-once delivery across process and Redis failures', () => {
     await stop(worker.p);
   }, 120_000);
 
-  it('Redis restarts empty: events queued before the flush are still delivered', async () => {
+  it('Redis restarts empty: events committed before are still delivered (Redis keeps nothing but wake-ups)', async () => {
     const api = await start('api');
     const path = '/flushed';
     await webhook(api.port, path);
-    await createTodos(api.port, 10, 'flushed'); // queued in Redis, nobody consuming
+    await createTodos(api.port, 10, 'flushed'); // their wake-ups reached nobody: no webhooks process runs
     const redis = new Redis(redisUrl);
-    expect(await redis.keys('quire:*:quire-webhooks:*')).not.toHaveLength(0);
+    expect(await redis.keys('*')).toEqual([]);
     await redis.flushdb();
     redis.disconnect();
     const worker = await start('webhooks');
@@ -148,37 +197,87 @@ describe('at-least-once delivery across process and Redis failures', () => {
     await stop(api.p);
   }, 120_000);
 
-  it('a backlog holds one job per event: the sweep never queues a twin of what the API queued', async () => {
+  it('two webhooks processes draining one backlog deliver every event exactly once, with one log row each', async () => {
     const api = await start('api');
-    const path = '/backlog';
+    const path = '/two-drain';
+    await disableWebhooks(api.port);
     await webhook(api.port, path);
-    receiver.respond((r) => (r.url === path ? { status: 200, delayMs: 400 } : { status: 200 }));
-    await createTodos(api.port, 12, 'backlog'); // queued by the API, nobody consuming yet
-    // One slow delivery at a time: the backlog stays while the sweep (every 500 ms) looks at it.
-    const worker = await start('webhooks', { WEBHOOK_CONCURRENCY: '1' });
-    await new Promise((r) => setTimeout(r, 1200)); // two sweeps or more
-    const redis = new Redis(redisUrl);
-    const jobs = (await redis.keys('quire:*:quire-webhooks:*')).map((k) => /:([0-9a-f-]{36})_([^:]+)$/.exec(k)).filter((m) => m !== null);
-    redis.disconnect();
-    expect(jobs.length).toBeGreaterThan(0);
-    const perAttempt = new Map<string, number>();
-    for (const m of jobs) perAttempt.set(m[1]!, (perAttempt.get(m[1]!) ?? 0) + 1);
-    expect([...perAttempt.values()].every((n) => n === 1)).toBe(true);
-    await untilDelivered(path, 12, 30_000);
-    expect(receiver.received.filter((r) => r.url === path)).toHaveLength(12);
+    // Slow enough that one process alone would take seconds: both claim batches at the same time.
+    receiver.respond((r) => (r.url === path ? { status: 200, delayMs: 100 } : { status: 200 }));
+    await insertTodos(api.port, 400, 'two-drain');
+    const workers = await Promise.all([start('webhooks', { WEBHOOK_CONCURRENCY: '8' }), start('webhooks', { WEBHOOK_CONCURRENCY: '8' })]);
+    await untilDelivered(path, 400, 60_000);
+    expect(
+      await until(
+        () => outbox(path),
+        (rows) => rows.length === 1 && rows[0]!.status === 'delivered',
+      ),
+    ).toEqual([{ status: 'delivered', attempts: 1, n: 400 }]);
+    expect(receiver.received.filter((r) => r.url === path)).toHaveLength(400);
+    const logs = await logRows(path);
+    expect(logs).toHaveLength(400);
+    expect(new Set(logs.map((l) => l.event_id)).size).toBe(400);
+    expect(logs.every((l) => l.attempt === 1 && l.outcome === 'Delivered')).toBe(true);
+    const delivered = await Promise.all(workers.map((w) => metric(w.port, 'quire_webhook_deliveries_total{outcome="delivered"}')));
+    expect(delivered.every((n) => n > 0)).toBe(true);
+    expect(delivered[0]! + delivered[1]!).toBe(400);
     receiver.respond(() => ({ status: 200 }));
-    await stop(worker.p);
+    await Promise.all(workers.map((w) => stop(w.p)));
     await stop(api.p);
   }, 120_000);
 
-  it('two deployments sharing one Redis keep their queues apart (a prefix per deployment)', async () => {
+  it('kill -9 mid-batch: another process delivers every event, and each recorded attempt has its log row', async () => {
+    const api = await start('api');
+    const path = '/kill-batch';
+    await disableWebhooks(api.port);
+    await webhook(api.port, path);
+    receiver.respond((r) => (r.url === path ? { status: 200, delayMs: 200 } : { status: 200 }));
+    await insertTodos(api.port, 300, 'kill-batch');
+    const first = await start('webhooks', { WEBHOOK_CONCURRENCY: '16' });
+    // Killed with requests in flight, answered attempts waiting for their write and events claimed ahead.
+    await receiver.waitFor(40, 30_000, (r) => r.url === path);
+    await stop(first.p, 'SIGKILL');
+    const second = await start('webhooks', { WEBHOOK_CONCURRENCY: '16' });
+    await untilDelivered(path, 300, 45_000);
+    const final = await until(
+      () => outbox(path),
+      (rows) => rows.every((r) => r.status === 'delivered'),
+      30_000,
+    );
+    expect(final.every((r) => r.status === 'delivered')).toBe(true);
+    expect(final.reduce((n, r) => n + r.n, 0)).toBe(300);
+    // The requests in flight at the kill were sent again (at least once), their first sending has no log row.
+    expect(receiver.received.filter((r) => r.url === path).length).toBeGreaterThan(300);
+    const { rows: attempts } = await database.db.query<{ id: string; attempts: number }>(
+      `SELECT "id", "attempts" FROM quire.webhook_events WHERE "webhook" = $1`,
+      [`hook${path.replace(/\W/g, '-')}`],
+    );
+    const logs = await logRows(path);
+    const byEvent = new Map<string, Array<{ attempt: number; outcome: string }>>();
+    for (const l of logs) byEvent.set(l.event_id, [...(byEvent.get(l.event_id) ?? []), l]);
+    for (const e of attempts) {
+      const rows = byEvent.get(e.id) ?? [];
+      expect(
+        rows.map((r) => r.attempt).sort((a, b) => a - b),
+        e.id,
+      ).toEqual(Array.from({ length: e.attempts }, (_, i) => i + 1));
+      expect(rows.at(-1)?.outcome).toBe('Delivered');
+    }
+    receiver.respond(() => ({ status: 200 }));
+    await stop(second.p);
+    await stop(api.p);
+  }, 150_000);
+
+  it('two deployments sharing one Redis wake only their own processes (a channel per deployment)', async () => {
     const other = await freshDatabase();
     try {
       const created = await quireJson(['tenant', 'create', tenant], { DATABASE_URL: other.url });
       expect(created.code).toBe(0);
       const otherAuth = `token ${created.json.api_key}:${created.json.api_secret}`;
-      const ours = { api: await start('api'), worker: await start('webhooks') };
-      const theirs = { api: await start('api', { DATABASE_URL: other.url }), worker: await start('webhooks', { DATABASE_URL: other.url }) };
+      // No sweep after the first: only a wake-up on the right channel delivers within the test.
+      const wakeOnly = { WEBHOOK_SWEEP_INTERVAL_MS: '600000' };
+      const ours = { api: await start('api'), worker: await start('webhooks', wakeOnly) };
+      const theirs = { api: await start('api', { DATABASE_URL: other.url }), worker: await start('webhooks', { DATABASE_URL: other.url, ...wakeOnly }) };
       await webhook(ours.api.port, '/deployment-a');
       const hook = await call(`http://127.0.0.1:${theirs.api.port}`, tenant, 'POST', '/api/resource/Webhook', {
         auth: otherAuth,
@@ -193,12 +292,12 @@ describe('at-least-once delivery across process and Redis failures', () => {
         });
         expect(res.status).toBe(200);
       }
-      // Each worker takes only its own deployment's jobs, so both deliver at once (no waiting for a sweep).
       expect(await untilDelivered('/deployment-a', 10, 10_000)).toBeLessThan(10_000);
       expect(await untilDelivered('/deployment-b', 10, 10_000)).toBeLessThan(10_000);
       const redis = new Redis(redisUrl);
-      const prefixes = new Set((await redis.keys('quire:*:quire-webhooks:*')).map((k) => k.split(':')[1]));
+      const channels = (await redis.pubsub('CHANNELS', 'quire:*:quire-webhooks:wake')) as string[];
       redis.disconnect();
+      const prefixes = new Set(channels.map((c) => c.split(':')[1]));
       expect(prefixes.size).toBeGreaterThanOrEqual(2);
       for (const p of [ours.api.p, ours.worker.p, theirs.api.p, theirs.worker.p]) await stop(p);
     } finally {

@@ -75,25 +75,40 @@ export async function replaceEvent(q: Queryable, e: NewEvent): Promise<boolean> 
   return rowCount > 0;
 }
 
+/** An event taken for one delivery attempt, with the lease that proves it is still ours when its outcome is written. */
+export interface ClaimedEvent extends OutboxEvent {
+  /** `lease_until` as the claim set it (text, microseconds kept): the outcome is written only while it is unchanged. */
+  lease: string;
+}
+
+const CLAIMED_COLUMNS = ['id', 'tenant', 'webhook', 'event', 'reference_doctype', 'reference_name', 'user', 'url', 'method', 'headers', 'body']
+  .concat(['timeout_ms', 'status', 'attempts', 'created_at', 'first_attempt_at'])
+  .map((c) => `e."${c}"`)
+  .join(', ');
+
+const CLAIM = `WITH due AS (
+       SELECT "id" FROM quire.webhook_events
+       WHERE "status" = 'pending' AND "next_attempt_at" <= (clock_timestamp() at time zone 'utc')
+         AND ("lease_until" IS NULL OR "lease_until" < (clock_timestamp() at time zone 'utc'))
+       ORDER BY "next_attempt_at" LIMIT $1 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE quire.webhook_events AS e
+     SET "lease_until" = (clock_timestamp() at time zone 'utc') + make_interval(secs => (e."timeout_ms" + $2) / 1000.0),
+         "first_attempt_at" = COALESCE(e."first_attempt_at", clock_timestamp() at time zone 'utc')
+     FROM due WHERE e."id" = due."id"
+     RETURNING ${CLAIMED_COLUMNS}, e."lease_until"::text AS "lease"`;
+
 /**
- * Takes an event for one delivery attempt: it must be pending, due, and not leased by another
- * process. The lease outlives the request's own timeout, after which anyone may take it again.
+ * Takes up to `limit` events for one delivery attempt each, oldest due first, in one statement: they
+ * must be pending, due, and not leased by another process; rows another process is claiming at the
+ * same moment are skipped (SKIP LOCKED), so concurrent claimers never take the same event. The lease
+ * outlives the request's own timeout by `leaseMarginMs`, after which anyone may take the event again.
  */
-export async function claimEvent(q: Queryable, id: string, leaseMs: number): Promise<OutboxEvent | undefined> {
-  const { rows } = await q.query<OutboxEvent>(
-    `UPDATE quire.webhook_events
-     SET "lease_until" = (clock_timestamp() at time zone 'utc') + make_interval(secs => ("timeout_ms" + $2) / 1000.0),
-         "first_attempt_at" = COALESCE("first_attempt_at", clock_timestamp() at time zone 'utc')
-     WHERE "id" = $1::uuid AND "status" = 'pending' AND "next_attempt_at" <= (clock_timestamp() at time zone 'utc')
-       AND ("lease_until" IS NULL OR "lease_until" < (clock_timestamp() at time zone 'utc'))
-     RETURNING "id", "tenant", "webhook", "event", "reference_doctype", "reference_name", "user", "url", "method", "headers", "body",
-       "timeout_ms", "status", "attempts", "created_at", "first_attempt_at"`,
-    [id, leaseMs],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
-  if (typeof row.headers === 'string') row.headers = JSON.parse(row.headers) as Array<[string, string]>;
-  return row;
+export async function claimDue(q: Queryable, limit: number, leaseMarginMs: number): Promise<ClaimedEvent[]> {
+  if (limit <= 0) return [];
+  const { rows } = await q.query<ClaimedEvent>(CLAIM, [limit, leaseMarginMs], { prepare: true });
+  for (const row of rows) if (typeof row.headers === 'string') row.headers = JSON.parse(row.headers) as Array<[string, string]>;
+  return rows;
 }
 
 export interface AttemptResult {
@@ -104,15 +119,41 @@ export interface AttemptResult {
   error?: string | undefined;
 }
 
-export async function recordAttempt(q: Queryable, id: string, r: AttemptResult): Promise<void> {
-  await q.query(
-    `UPDATE quire.webhook_events SET "attempts" = "attempts" + 1, "status" = $2, "lease_until" = NULL,
-       "next_attempt_at" = CASE WHEN $2 = 'pending' THEN (clock_timestamp() at time zone 'utc') + make_interval(secs => $3 / 1000.0) ELSE "next_attempt_at" END,
-       "last_status_code" = $4, "last_error" = $5,
-       "delivered_at" = CASE WHEN $2 = 'delivered' THEN clock_timestamp() at time zone 'utc' ELSE "delivered_at" END
-     WHERE "id" = $1::uuid`,
-    [id, r.status, r.nextAttemptInMs ?? 0, r.statusCode ?? null, r.error ?? null],
-  );
+/** One attempt's outcome for `outcomesUpdate`: the event, the lease it was claimed under, what happened. */
+export interface EventOutcome {
+  id: string;
+  lease: string;
+  result: AttemptResult;
+}
+
+/**
+ * The SQL that writes attempts' outcomes to their events (one more attempt made, the new status,
+ * when the next attempt is due) from five parallel arrays — `$n` .. `$n+5`: ids, leases, statuses,
+ * delays (ms), status codes, errors — for use as a CTE of a larger statement. Only events still under
+ * the lease they were claimed with are written: one whose lease ran out and that another process
+ * took again belongs to that process now.
+ */
+export function outcomesUpdate(n: number): string {
+  return `UPDATE quire.webhook_events AS e SET "attempts" = e."attempts" + 1, "status" = r."status", "lease_until" = NULL,
+       "next_attempt_at" = CASE WHEN r."status" = 'pending' THEN (clock_timestamp() at time zone 'utc') + make_interval(secs => r."delay_ms" / 1000.0) ELSE e."next_attempt_at" END,
+       "last_status_code" = r."code", "last_error" = r."error",
+       "delivered_at" = CASE WHEN r."status" = 'delivered' THEN clock_timestamp() at time zone 'utc' ELSE e."delivered_at" END
+     FROM unnest($${n}::uuid[], $${n + 1}::timestamp[], $${n + 2}::text[], $${n + 3}::float8[], $${n + 4}::int[], $${n + 5}::text[])
+       AS r("id", "lease", "status", "delay_ms", "code", "error")
+     WHERE e."id" = r."id" AND e."lease_until" = r."lease"
+     RETURNING e."id"`;
+}
+
+/** The six arrays `outcomesUpdate` reads. */
+export function outcomesParams(outcomes: readonly EventOutcome[]): unknown[][] {
+  return [
+    outcomes.map((o) => o.id),
+    outcomes.map((o) => o.lease),
+    outcomes.map((o) => o.result.status),
+    outcomes.map((o) => o.result.nextAttemptInMs ?? 0),
+    outcomes.map((o) => o.result.statusCode ?? null),
+    outcomes.map((o) => o.result.error ?? null),
+  ];
 }
 
 export interface DueEvent {
@@ -133,16 +174,6 @@ export async function dueEvents(q: Queryable, limit: number): Promise<DueEvent[]
     [limit],
   );
   return rows.map((r) => ({ id: r.id, dueAt: Number(r.due_at), attempts: r.attempts }));
-}
-
-/** Milliseconds until the next pending event is due (for a sleeping runner), or undefined. */
-export async function msUntilNextDue(q: Queryable): Promise<number | undefined> {
-  const { rows } = await q.query<{ ms: number | null }>(
-    `SELECT (extract(epoch FROM min("next_attempt_at") - (clock_timestamp() at time zone 'utc')) * 1000)::float8 AS ms
-     FROM quire.webhook_events WHERE "status" = 'pending'`,
-  );
-  const ms = rows[0]?.ms;
-  return ms === null || ms === undefined ? undefined : Math.max(0, ms);
 }
 
 /** How many events wait for delivery (due or scheduled). */

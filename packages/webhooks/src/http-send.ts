@@ -6,6 +6,11 @@
  * check and connect (rebinding) cannot sneak through. IP-literal hosts, for which Node skips `lookup`,
  * are checked before anything is opened. Redirects are never followed, the whole exchange has one
  * deadline, and only the first `maxResponseBytes` of the response body are kept.
+ *
+ * Connections are kept alive and reused per origin (one pool per allow list): a pooled socket stays
+ * connected to the address that was checked when it was opened, so reuse cannot reach anything the
+ * guard refused. A request whose reused socket turns out to have been closed by the receiver before
+ * any answer (the usual keep-alive race) is sent once more on a new connection.
  */
 import dns from 'node:dns';
 import http from 'node:http';
@@ -91,6 +96,32 @@ function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, strin
   return out;
 }
 
+interface Agents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/** Keep-alive pools, one per allow list (a socket opened under one list is never lent to another). */
+const pools = new Map<string, Agents>();
+
+function agentsFor(allow: readonly Cidr[]): Agents {
+  const key = allow.map((c) => c.text).join(',');
+  let agents = pools.get(key);
+  if (!agents) {
+    // `timeout` closes a pooled socket idle this long (sooner when the receiver's Keep-Alive says so).
+    const options = { keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 64, timeout: 4000, scheduling: 'lifo' as const };
+    agents = { http: new http.Agent(options), https: new https.Agent(options) };
+    pools.set(key, agents);
+  }
+  return agents;
+}
+
+/** An error that, on a reused socket before any response, means the receiver had closed it while idle. */
+function closedWhileIdle(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
 /** Sends one request; never throws and never follows redirects. */
 export function send(req: SendRequest): Promise<SendResult> {
   const started = performance.now();
@@ -119,6 +150,8 @@ export function send(req: SendRequest): Promise<SendResult> {
     if (lower !== 'content-length' && lower !== 'transfer-encoding') headers[name] = value;
   }
   headers['Content-Length'] = String(Buffer.byteLength(req.body, 'utf8'));
+  const https_ = url.protocol === 'https:';
+  const agents = agentsFor(req.allow);
 
   return new Promise<SendResult>((resolve) => {
     let settled = false;
@@ -148,56 +181,66 @@ export function send(req: SendRequest): Promise<SendResult> {
       path: `${url.pathname}${url.search}`,
       method: req.method,
       headers,
-      agent: false, // a fresh connection per request: nothing pooled escapes the lookup check
       lookup: guardedLookup(req.allow),
     };
     if (url.username !== '' || url.password !== '') {
       options.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
     }
 
-    try {
-      request = (url.protocol === 'https:' ? https : http).request(options);
-    } catch (err) {
-      // Invalid method or header (e.g. a newline in a value): Node refuses before opening anything.
-      finish({ kind: 'refused', reason: `invalid request: ${describeError(err)}`, durationMs: elapsed() });
-      return;
-    }
-
-    request.on('error', failWith);
-    request.on('response', (res) => {
-      const address = res.socket.remoteAddress ?? host;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = (truncated: boolean): void => {
-        const result: SendResult = {
-          kind: 'response',
-          status: res.statusCode ?? 0,
-          headers: flattenHeaders(res.headers),
-          body: Buffer.concat(chunks, size).toString('utf8'),
-          durationMs: elapsed(),
-          address,
-        };
-        if (truncated) result.truncated = true;
-        finish(result);
-      };
-      res.on('data', (chunk: Buffer) => {
+    /** One exchange; `pooled` false opens a connection of its own (the resend after a stale socket). */
+    const attempt = (pooled: boolean): void => {
+      let responded = false;
+      try {
+        const agent = pooled ? (https_ ? agents.https : agents.http) : false;
+        request = (https_ ? https : http).request({ ...options, agent });
+      } catch (err) {
+        // Invalid method or header (e.g. a newline in a value): Node refuses before opening anything.
+        finish({ kind: 'refused', reason: `invalid request: ${describeError(err)}`, durationMs: elapsed() });
+        return;
+      }
+      const sent = request;
+      sent.on('error', (err) => {
         if (settled) return;
-        if (size + chunk.length > maxBytes) {
-          chunks.push(chunk.subarray(0, maxBytes - size));
-          size = maxBytes;
-          done(true);
-          res.destroy();
-          return;
-        }
-        chunks.push(chunk);
-        size += chunk.length;
+        if (pooled && sent.reusedSocket && !responded && closedWhileIdle(err)) attempt(false);
+        else failWith(err);
       });
-      res.on('end', () => done(false));
-      res.on('error', failWith);
-      res.on('close', () => {
-        if (!settled) failWith(new Error('connection closed before the response was complete'));
+      sent.on('response', (res) => {
+        responded = true;
+        const address = res.socket.remoteAddress ?? host;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = (truncated: boolean): void => {
+          const result: SendResult = {
+            kind: 'response',
+            status: res.statusCode ?? 0,
+            headers: flattenHeaders(res.headers),
+            body: Buffer.concat(chunks, size).toString('utf8'),
+            durationMs: elapsed(),
+            address,
+          };
+          if (truncated) result.truncated = true;
+          finish(result);
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          if (size + chunk.length > maxBytes) {
+            chunks.push(chunk.subarray(0, maxBytes - size));
+            size = maxBytes;
+            done(true);
+            res.destroy();
+            return;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () => done(false));
+        res.on('error', failWith);
+        res.on('close', () => {
+          if (!settled) failWith(new Error('connection closed before the response was complete'));
+        });
       });
-    });
-    request.end(req.body, 'utf8');
+      sent.end(req.body, 'utf8');
+    };
+    attempt(true);
   });
 }

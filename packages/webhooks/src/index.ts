@@ -1,7 +1,10 @@
 export { webhookCapture, WEBHOOK_EVENTS, MAX_TIMEOUT_SECONDS, type WebhookEvent } from './outbox';
-export { deliverEvent, type DeliveryDeps, type DeliveryObserver, type DeliveryReport, type Outcome } from './delivery';
-export { QueueProducer, QueueWorker, InProcessRunner, QUEUE_NAME, type QueueLocation, type WorkerOptions, type RunnerOptions } from './runners';
-export { dueEvents, pendingCount, oldestPendingAgeSeconds, replayEvent, type OutboxEvent } from './events';
+export { attemptDelivery, type Attempted, type DeliveryDeps, type DeliveryObserver, type Outcome } from './delivery';
+export { Dispatcher, type DispatcherOptions } from './dispatcher';
+export { QueueProducer, QueueWorker, InProcessRunner, QUEUE_NAME, wakeChannel, type QueueLocation, type WorkerOptions } from './runners';
+export { claimDue, dueEvents, pendingCount, oldestPendingAgeSeconds, replayEvent, type ClaimedEvent, type OutboxEvent } from './events';
+export { recordBatch, requestLogRow, type TenantBookkeeping } from './request-log';
+export { WebhookStates, type WebhookState } from './webhook-state';
 export { compileCondition, cachedCondition, ConditionError } from './condition';
 export { renderTemplate, checkTemplate, TemplateError } from './template';
 export { parseCidrList, isBlockedAddress, type Cidr } from './net-guard';

@@ -180,6 +180,19 @@ function blockedReason(a: Address): string | undefined {
   return BLOCKED.find(([, set]) => set.has(a))?.[0];
 }
 
+/** Allow lists as matchers, by their text (a change to a reused array is a new key); few lists exist. */
+const allowedSets = new Map<string, CidrSet>();
+
+function allowedSet(allow: readonly Cidr[]): CidrSet {
+  const key = allow.map((c) => c.text).join(',');
+  let set = allowedSets.get(key);
+  if (!set) {
+    if (allowedSets.size >= 64) allowedSets.clear();
+    allowedSets.set(key, (set = new CidrSet(allow)));
+  }
+  return set;
+}
+
 /**
  * Whether a webhook may connect to `ip` (IPv4 or IPv6 text; brackets and an IPv6 zone are ignored).
  * Internal and reserved ranges are blocked unless the address — or the IPv4 address an IPv6 form embeds —
@@ -190,8 +203,7 @@ export function isBlockedAddress(ip: string, allow: readonly Cidr[]): BlockCheck
   const address = parseAddress(shown);
   if (!address) return { blocked: true, reason: `not an IP address "${ip}"` };
   const inner = embeddedIPv4(address);
-  // Built per call: a BlockList is cheap next to a connection, and a cache would miss changes to a reused array.
-  const allowed = new CidrSet(allow);
+  const allowed = allowedSet(allow);
   if (allowed.has(address) || (inner !== undefined && allowed.has(inner))) return { blocked: false };
   const own = blockedReason(address);
   if (own) return { blocked: true, reason: `${own} ${shown}` };

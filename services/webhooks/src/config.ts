@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 /** The webhooks service's settings: name -> environment variable and schema. */
 const webhooksSettings = {
-  /** BullMQ on Redis when set; otherwise delivery sweeps the outbox in-process. */
+  /** Wake-ups through Redis when set (API and CLI publish, webhooks processes listen); otherwise delivery runs in-process. */
   redisUrl: [
     'REDIS_URL',
     z
@@ -29,8 +29,8 @@ const webhooksSettings = {
       }),
   ],
   /**
-   * BullMQ's key prefix for the delivery queue. Unset: `quire:<deployment id>` (kept in the
-   * database), so deployments sharing a Redis never share a queue.
+   * The prefix of the deployment's wake-up channel (`<prefix>:quire-webhooks:wake`). Unset:
+   * `quire:<deployment id>` (kept in the database), so deployments sharing a Redis never wake each other.
    */
   queuePrefix: [
     'WEBHOOK_QUEUE_PREFIX',
@@ -40,8 +40,10 @@ const webhooksSettings = {
       .optional()
       .transform((v) => (v === '' ? undefined : v)),
   ],
-  concurrency: ['WEBHOOK_CONCURRENCY', z.coerce.number().int().min(1).max(500).default(16)],
+  /** Delivery requests in flight per process (one slow receiver holds a slot until its timeout). */
+  concurrency: ['WEBHOOK_CONCURRENCY', z.coerce.number().int().min(1).max(500).default(64)],
   sweepIntervalMs: ['WEBHOOK_SWEEP_INTERVAL_MS', z.coerce.number().int().min(10).default(2000)],
+  /** No longer used (it was BullMQ's job lock; claims are outbox leases now: timeout + WEBHOOK_LEASE_MARGIN_MS). Still accepted. */
   lockDurationMs: ['WEBHOOK_LOCK_DURATION_MS', z.coerce.number().int().min(1000).default(15_000)],
   leaseMarginMs: ['WEBHOOK_LEASE_MARGIN_MS', z.coerce.number().int().min(100).default(10_000)],
   retryBaseDelayMs: ['WEBHOOK_RETRY_BASE_MS', z.coerce.number().int().min(1).default(DEFAULT_RETRY_POLICY.baseDelayMs)],

@@ -7,7 +7,7 @@ export interface BacklogReadings {
   outbox: () => Promise<number>;
   /** Seconds the oldest pending event has waited (a query: read at most every 15 s). */
   oldestAge: () => Promise<number>;
-  /** BullMQ jobs waiting, delayed or active (with Redis). */
+  /** Events this process has claimed and not yet recorded (with Redis). */
   queue?: () => Promise<number>;
 }
 
@@ -65,7 +65,7 @@ export class WebhookMetrics implements DeliveryObserver {
       const queue = cachedReading(backlog.queue, 5_000);
       new Gauge({
         name: 'quire_webhook_queue_depth',
-        help: 'BullMQ jobs waiting, delayed or active',
+        help: 'Events this webhooks process has claimed and not yet recorded (in flight or waiting for their log write)',
         registers,
         async collect() {
           this.set(await queue());

@@ -18,9 +18,10 @@ export interface WebhooksService {
 }
 
 /**
- * `quire serve webhooks`: with REDIS_URL a BullMQ worker (any number of these processes), else an
- * in-process runner that sweeps the outbox and is woken by this process's own commits. Both use the
- * same delivery code; their metrics go on the process's operations port.
+ * `quire serve webhooks`: with REDIS_URL a worker woken through Redis (any number of these
+ * processes), else an in-process runner that sweeps the outbox and is woken by this process's own
+ * commits. Both deliver with the same batched code (claims, requests, bookkeeping); their metrics
+ * go on the process's operations port.
  */
 export function startWebhooksService(platform: Platform, config: WebhooksConfig, logger: Logger, ops: ServiceOperations, queuePrefix: string): WebhooksService {
   let worker: QueueWorker | undefined;
@@ -47,7 +48,6 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
       prefix: queuePrefix,
       concurrency: config.concurrency,
       sweepIntervalMs: config.sweepIntervalMs,
-      lockDurationMs: config.lockDurationMs,
       onError,
     });
     queueWorker.start();
