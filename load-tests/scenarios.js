@@ -199,9 +199,9 @@ function splitDuration(duration, parts) {
 
 /**
  * The k6 options of `script` under the environment's PROFILE (default `smoke`). Environment knobs:
- * RATE_SCALE (multiplies every arrival rate), DURATION (replaces a constant profile's duration, or
- * the length of the `day` script's day), MAX_VUS (per scenario), THRESHOLD_SCALE (multiplies every
- * latency limit).
+ * RATE_SCALE (multiplies every arrival rate), DURATION (replaces a constant profile's duration,
+ * the length of a capacity step, or the length of the `day` script's day), MAX_VUS (per scenario),
+ * THRESHOLD_SCALE (multiplies every latency limit).
  * @type {import('./scenarios').buildOptions}
  */
 export function buildOptions(script, env = {}) {
@@ -254,7 +254,7 @@ export function buildOptions(script, env = {}) {
       };
     } else if (profile.steps && profile.step) {
       // Supabase's stepped pattern: ramp to each level in a sixth of a step, hold it the rest.
-      const step = profile.step;
+      const step = env.DURATION || profile.step;
       const top = rate * Math.max(...profile.steps);
       const unit = unitFor(top);
       const perUnit = (/** @type {number} */ level) => Math.max(1, Math.round(rate * level * unit.seconds));

@@ -16,6 +16,7 @@ import { ScenarioRun, type ScenarioConfig } from './executors';
 import { CounterSink, Registry, sinkValues, type Tags } from './metrics';
 import { compileThresholds, evaluate, type Threshold } from './thresholds';
 import { validateOptions, type OptionsShape } from './validate';
+import { keepWindow, takeWindow } from './window';
 
 export const EXIT = { ok: 0, thresholds: 99, invalidConfig: 104, interrupted: 105, scriptException: 107, aborted: 108, markedFailed: 110 } as const;
 
@@ -246,17 +247,19 @@ export async function runTest(mod: ScriptModule, o: RunOptions): Promise<RunResu
     const busy = runs.reduce((s, r) => s + r.busyVUs, 0);
     const max = runs.reduce((s, r) => s + r.allocatedVUs, 0);
     const per = runs.map((r) => `${r.name} ${Math.round(r.progress * 100)}%${r.dropped ? ` (${r.dropped} dropped)` : ''}`).join(', ');
-    return `running (${clock(elapsed())}), ${busy}/${max} VUs busy, ${done} complete and ${interrupted} interrupted iterations; ${per}`;
+    const window = takeWindow(elapsed() - lastProgress);
+    return `running (${clock(elapsed())}), ${busy}/${max} VUs busy, ${done} complete and ${interrupted} interrupted iterations; ${per}; ${window}`;
   };
   let lastProgress = 0;
+  keepWindow(Boolean(o.progressEveryMs));
   const ticker = setInterval(() => {
     sampleVus();
     const abort = evaluate(thresholds, elapsed());
     const first = abort[0];
     if (first) stopRun(`threshold ${first.metricName}: '${first.source}' failed (abortOnFail)`, EXIT.thresholds);
     if (o.progressEveryMs && elapsed() - lastProgress >= o.progressEveryMs) {
-      lastProgress = elapsed();
       log(progress());
+      lastProgress = elapsed();
     }
   }, 1000);
   try {
@@ -269,6 +272,7 @@ export async function runTest(mod: ScriptModule, o: RunOptions): Promise<RunResu
   sampleVus();
   const runMs = elapsed();
   if (o.progressEveryMs && runMs - lastProgress > 1000) log(progress());
+  keepWindow(false);
   if (stopped) log(`run stopped: ${stopped}`);
   for (const [text, n] of errorCounts) if (n > 3) log(`iteration error ×${n}: ${text}`);
 

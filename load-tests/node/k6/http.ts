@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { current, testState, type IterationContext } from '../engine/context';
 import { durationMs } from '../engine/duration';
 import { registry, type Tags } from '../engine/metrics';
+import { addRequest } from '../engine/window';
 
 export interface ExpectedStatuses {
   readonly expected: (status: number) => boolean;
@@ -135,6 +136,7 @@ function record(ctx: IterationContext | undefined, res: Response, method: string
   registry.add('http_req_waiting', t.waiting, tags);
   registry.add('http_req_receiving', t.receiving, tags);
   registry.add('http_req_failed', expected ? 0 : 1, tags);
+  addRequest(t.duration, !expected);
 }
 
 function recordBytes(ctx: IterationContext | undefined, sent: number, received: number): void {
