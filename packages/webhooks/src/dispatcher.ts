@@ -30,9 +30,9 @@ export interface DispatcherOptions {
   concurrency: number;
   /** How often the outbox is looked at without a wake-up (expired leases, other processes' retries, lost wake-ups). */
   sweepIntervalMs: number;
-  /** Least time between two claims (default 5 ms). */
+  /** Least time between two claims (default 10 ms). */
   claimGapMs?: number;
-  /** Longest a finished attempt waits for its bookkeeping write (default 10 ms)… */
+  /** Longest a finished attempt waits for its bookkeeping write (default 20 ms)… */
   flushDelayMs?: number;
   /** …or until this many are waiting (default 200). */
   flushSize?: number;
@@ -79,8 +79,8 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
   ) {
     this.states = new WebhookStates(options.stateTtlMs ?? 1000);
-    this.claimGapMs = options.claimGapMs ?? 5;
-    this.flushDelayMs = options.flushDelayMs ?? 10;
+    this.claimGapMs = options.claimGapMs ?? 10;
+    this.flushDelayMs = options.flushDelayMs ?? 20;
     this.flushSize = options.flushSize ?? 200;
   }
 

@@ -180,17 +180,24 @@ function blockedReason(a: Address): string | undefined {
   return BLOCKED.find(([, set]) => set.has(a))?.[0];
 }
 
-/** Allow lists as matchers, by their text (a change to a reused array is a new key); few lists exist. */
-const allowedSets = new Map<string, CidrSet>();
+/** An allow list's matcher and the verdicts given under it, by the list's text (a change to a reused array is a new key). */
+interface Verdicts {
+  allowed: CidrSet;
+  checked: Map<string, BlockCheck>;
+}
 
-function allowedSet(allow: readonly Cidr[]): CidrSet {
+const verdictsByList = new Map<string, Verdicts>();
+const MAX_LISTS = 64;
+const MAX_VERDICTS = 4096;
+
+function verdictsFor(allow: readonly Cidr[]): Verdicts {
   const key = allow.map((c) => c.text).join(',');
-  let set = allowedSets.get(key);
-  if (!set) {
-    if (allowedSets.size >= 64) allowedSets.clear();
-    allowedSets.set(key, (set = new CidrSet(allow)));
+  let verdicts = verdictsByList.get(key);
+  if (!verdicts) {
+    if (verdictsByList.size >= MAX_LISTS) verdictsByList.clear();
+    verdictsByList.set(key, (verdicts = { allowed: new CidrSet(allow), checked: new Map() }));
   }
-  return set;
+  return verdicts;
 }
 
 /**
@@ -199,11 +206,22 @@ function allowedSet(allow: readonly Cidr[]): CidrSet {
  * lies inside one of `allow`. Text that is not an IP address is blocked.
  */
 export function isBlockedAddress(ip: string, allow: readonly Cidr[]): BlockCheck {
+  // The same few addresses come again and again (every delivery to an IP-literal URL, every resolution).
+  const verdicts = verdictsFor(allow);
+  let verdict = verdicts.checked.get(ip);
+  if (!verdict) {
+    if (verdicts.checked.size >= MAX_VERDICTS) verdicts.checked.clear();
+    verdict = check(ip, verdicts.allowed);
+    verdicts.checked.set(ip, verdict);
+  }
+  return { ...verdict };
+}
+
+function check(ip: string, allowed: CidrSet): BlockCheck {
   const shown = stripHost(ip);
   const address = parseAddress(shown);
   if (!address) return { blocked: true, reason: `not an IP address "${ip}"` };
   const inner = embeddedIPv4(address);
-  const allowed = allowedSet(allow);
   if (allowed.has(address) || (inner !== undefined && allowed.has(inner))) return { blocked: false };
   const own = blockedReason(address);
   if (own) return { blocked: true, reason: `${own} ${shown}` };

@@ -338,3 +338,52 @@ describe('send: failures', () => {
     expect(result).toMatchObject({ kind: 'error', timedOut: false });
   });
 });
+
+describe('send: connections', () => {
+  /** Closes the receiver's connections and lets the client's pool see it. */
+  async function closedConnections(): Promise<void> {
+    for (const socket of openSockets) socket.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  it('keeps the connection to an origin alive and reuses it', async () => {
+    await closedConnections();
+    const connections = () => openSockets.size;
+    expectResponse(await send(request()));
+    expectResponse(await send(request({ url: `http://127.0.0.1:${port}/again` })));
+    expect(received.map((r) => r.url)).toEqual(['/hook', '/again']);
+    expect(connections()).toBe(1);
+  });
+
+  it('sends once more on a new connection when the receiver had closed the reused one', async () => {
+    await closedConnections();
+    expectResponse(await send(request())); // leaves a pooled connection
+    let calls = 0;
+    handler = (req, res) => {
+      calls++;
+      // The receiver drops the idle connection just as the next request arrives on it.
+      if (calls === 1) req.socket.destroy();
+      else res.end('second connection');
+    };
+    const response = expectResponse(await send(request({ url: `http://127.0.0.1:${port}/after-idle` })));
+    expect(response.body).toBe('second connection');
+    expect(received.filter((r) => r.url === '/after-idle')).toHaveLength(2);
+  });
+
+  it('does not send again when a new connection fails', async () => {
+    await closedConnections();
+    handler = (req) => req.socket.destroy();
+    const result = await send(request({ url: `http://127.0.0.1:${port}/fresh` }));
+    expect(result).toMatchObject({ kind: 'error', timedOut: false });
+    expect(received.filter((r) => r.url === '/fresh')).toHaveLength(1);
+  });
+
+  it('never lends a connection opened under one allow list to a request under another', async () => {
+    expectResponse(await send(request())); // pooled under 127.0.0.1/32
+    const refused = await send(request({ allow: parseCidrList('10.0.0.0/8') }));
+    expect(expectRefused(refused)).toBe('loopback address 127.0.0.1');
+    const viaName = await send(request({ url: `http://localhost:${port}/`, allow: parseCidrList('10.0.0.0/8') }));
+    expect(viaName.kind).toBe('refused');
+    expect(received).toHaveLength(1);
+  });
+});
