@@ -74,11 +74,17 @@ export class Platform {
 
   static async open(options: PlatformOptions): Promise<Platform> {
     const platform = new Platform(options);
-    await platform.tenants.refresh();
+    // Listen first, then read: a tenant made between the two is either in the read or announced after it.
     platform.unlisten = await subscribeInvalidations(options.db, {
       onMessage: (m) => platform.onInvalidation(m),
       onReset: () => platform.resync(),
     });
+    try {
+      await platform.tenants.refresh();
+    } catch (e) {
+      await platform.unlisten();
+      throw e;
+    }
     const every = options.refreshIntervalMs ?? 5000;
     if (every > 0) {
       platform.timer = setInterval(() => platform.resync(false), every);
