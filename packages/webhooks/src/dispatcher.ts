@@ -1,7 +1,7 @@
 import type { DocContext } from '@quire/documents';
 import { nowDatetime } from '@quire/meta';
 import { attemptDelivery, type Attempted, type DeliveryDeps } from './delivery';
-import { claimDue, type ClaimedEvent } from './events';
+import { claimDue, releaseClaims, type ClaimedEvent } from './events';
 import { recordBatch, requestLogRow, REQUEST_LOG, type TenantBookkeeping } from './request-log';
 import { WebhookStates } from './webhook-state';
 
@@ -149,19 +149,25 @@ export class Dispatcher {
 
   /** Starts requests for claimed events while slots are free. */
   private startReady(): void {
-    let dropped = false;
+    const stale: ClaimedEvent[] = [];
     for (let next = this.ready[0]; next && this.sending < this.options.concurrency; next = this.ready[0]) {
       this.ready.shift();
-      if (performance.now() - next.at > this.deps.leaseMarginMs / 2) {
-        // Waited so long (slow receivers held every slot) that its lease could run out mid-request:
-        // left alone, it is taken again (here or elsewhere) once the lease has run out.
-        this.unrecorded--;
-        dropped = true;
-        continue;
-      }
-      this.begin(next.e);
+      // Waited so long (slow receivers held every slot) that its lease could run out mid-request:
+      // given back, for any process to take.
+      if (performance.now() - next.at > this.deps.leaseMarginMs / 2) stale.push(next.e);
+      else this.begin(next.e);
     }
-    if (dropped) this.checkIdle();
+    if (stale.length > 0) void this.release(stale);
+  }
+
+  /** Gives claimed events back unattempted (their leases end now). */
+  private release(events: ClaimedEvent[]): Promise<void> {
+    return releaseClaims(this.deps.db, events)
+      .catch((e: unknown) => this.options.onError?.(e)) // their leases run out on their own
+      .finally(() => {
+        this.unrecorded -= events.length;
+        this.checkIdle();
+      });
   }
 
   private begin(e: ClaimedEvent): void {
@@ -292,7 +298,8 @@ export class Dispatcher {
 
   /**
    * Stops claiming; unless `force`, waits until every claimed event's attempt is made and written.
-   * With `force` it returns at once: what is in flight keeps its lease and is taken again when it runs out.
+   * With `force` it returns as soon as the events claimed but not yet attempted are given back: what
+   * is in flight keeps its lease and is taken again when it runs out.
    */
   async close(force = false): Promise<void> {
     this.closed = true;
@@ -300,7 +307,10 @@ export class Dispatcher {
     this.retryTimers.clear();
     this.sweepTimer = undefined;
     this.claimTimer = undefined;
-    if (force) return;
+    if (force) {
+      await this.release(this.ready.splice(0).map((r) => r.e));
+      return;
+    }
     this.scheduleFlush();
     if (this.unrecorded === 0 && !this.claiming) return;
     await new Promise<void>((resolve) => (this.idle = resolve));

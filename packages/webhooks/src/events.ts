@@ -111,6 +111,19 @@ export async function claimDue(q: Queryable, limit: number, leaseMarginMs: numbe
   return rows;
 }
 
+/**
+ * Gives claimed events back before their lease runs out (never attempted: this process could not get
+ * to them), so that any process may take them at once; one that was meanwhile taken again is left alone.
+ */
+export async function releaseClaims(q: Queryable, claims: ReadonlyArray<Pick<ClaimedEvent, 'id' | 'lease'>>): Promise<void> {
+  if (claims.length === 0) return;
+  await q.query(
+    `UPDATE quire.webhook_events AS e SET "lease_until" = NULL
+     FROM unnest($1::uuid[], $2::timestamp[]) AS r("id", "lease") WHERE e."id" = r."id" AND e."lease_until" = r."lease"`,
+    [claims.map((c) => c.id), claims.map((c) => c.lease)],
+  );
+}
+
 export interface AttemptResult {
   status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   /** When the next attempt is due (status pending). */

@@ -1,0 +1,124 @@
+import { makePrincipal } from '@quire/permissions';
+import { DEFAULT_RETRY_POLICY, Dispatcher, parseCidrList, type DeliveryDeps, type DispatcherOptions } from '@quire/webhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { until } from '../support/until';
+
+/**
+ * The batched dispatcher on its own: two of them on one outbox (as two processes would be) and a
+ * forced stop. The server delivers nothing itself (no webhooks service), and has a database of its own.
+ */
+
+const ADMIN = makePrincipal('Administrator', ['Administrator', 'System Manager']);
+
+let database: FreshDatabase;
+let server: TestServer;
+let receiver: Receiver;
+const running = new Set<Dispatcher>();
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  receiver = await startReceiver();
+  server = await startTestServer({ databaseUrl: database.url });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([...running].map((d) => d.close(true)));
+  await server.close();
+  await receiver.close();
+  await database.drop();
+});
+
+function dispatcher(options: Partial<DispatcherOptions> = {}): Dispatcher {
+  const deps: DeliveryDeps = {
+    db: server.db,
+    async contextFor(name) {
+      const tenant = server.platform.tenants.get(name);
+      return tenant ? server.platform.context(tenant, ADMIN) : undefined;
+    },
+    allow: parseCidrList('127.0.0.1/32'),
+    policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 200, jitter: 0 },
+    leaseMarginMs: 2000,
+  };
+  const d = new Dispatcher(deps, { concurrency: 4, sweepIntervalMs: 100, ...options });
+  running.add(d);
+  return d;
+}
+
+async function webhook(t: TestTenant, name: string): Promise<string> {
+  const res = await t.call('POST', '/api/resource/Webhook', {
+    json: { name, webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: `${receiver.url}/${name}`, timeout: 5 },
+  });
+  expect(res.status, res.text).toBe(200);
+  return `/${name}`;
+}
+
+async function insertTodos(t: TestTenant, n: number): Promise<void> {
+  const docs = Array.from({ length: n }, (_, i) => ({ doctype: 'ToDo', description: `d ${i}` }));
+  expect((await t.call('POST', '/api/method/frappe.client.insert_many', { json: { docs } })).status).toBe(200);
+}
+
+async function events(webhookName: string) {
+  const { rows } = await server.db.query<{ status: string; attempts: number; leased: boolean }>(
+    `SELECT "status", "attempts", "lease_until" IS NOT NULL AS leased FROM quire.webhook_events WHERE "webhook" = $1`,
+    [webhookName],
+  );
+  return rows;
+}
+
+describe('the dispatcher', () => {
+  it('two dispatchers claiming one outbox at once deliver each event once', async () => {
+    const t = await server.tenant('disp');
+    const path = await webhook(t, `two-${t.name}`);
+    receiver.respond((r) => (r.url === path ? { status: 200, delayMs: 20 } : { status: 200 }));
+    await insertTodos(t, 200);
+    const [a, b] = [dispatcher({ claimGapMs: 0 }), dispatcher({ claimGapMs: 0 })];
+    a.start();
+    b.start();
+    await receiver.waitFor(200, 30_000, (r) => r.url === path);
+    const rows = await until(
+      () => events(path.slice(1)),
+      (r) => r.every((e) => e.status === 'delivered'),
+    );
+    expect(rows.filter((e) => e.status === 'delivered' && e.attempts === 1)).toHaveLength(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.received.filter((r) => r.url === path)).toHaveLength(200);
+    await Promise.all([a.close(), b.close()]);
+    receiver.respond(() => ({ status: 200, body: 'ok' }));
+  });
+
+  it('a forced stop gives back the events claimed but not attempted; the one in flight keeps its lease', async () => {
+    const t = await server.tenant('disp');
+    const path = await webhook(t, `stop-${t.name}`);
+    receiver.respond((r) => (r.url === path ? { status: 200, delayMs: 3000 } : { status: 200 }));
+    await insertTodos(t, 5);
+    // One request at a time, one more event claimed ahead.
+    const first = dispatcher({ concurrency: 1 });
+    first.start();
+    await receiver.waitFor(1, 10_000, (r) => r.url === path);
+    await until(
+      () => Promise.resolve(first.inFlight),
+      (n) => n === 2,
+    );
+    await first.close(true);
+    const rows = await events(path.slice(1));
+    expect(rows.filter((e) => e.leased)).toHaveLength(1); // the request in flight
+    expect(rows.filter((e) => e.status === 'pending' && !e.leased)).toHaveLength(4);
+    // Another dispatcher takes the four at once (the fifth is still leased by the request in flight).
+    receiver.respond(() => ({ status: 200, body: 'ok' }));
+    const second = dispatcher();
+    const restarted = Date.now();
+    second.start();
+    await receiver.waitFor(5, 10_000, (r) => r.url === path);
+    expect(Date.now() - restarted).toBeLessThan(2500);
+    await until(
+      async () => (await events(path.slice(1))).filter((e) => e.status === 'delivered').length,
+      (n) => n === 5,
+      15_000,
+    );
+    expect(new Set(receiver.received.filter((r) => r.url === path).map((r) => r.headers['webhook-id'])).size).toBe(5);
+    await second.close();
+  }, 40_000);
+});
