@@ -43,6 +43,8 @@ export interface DispatcherOptions {
 
 /** Retries due within this are woken by a timer of the process that scheduled them; later ones by any process's sweep. */
 const LOCAL_RETRY_MS = 60_000;
+/** Retries falling due within one slot share a wake-up timer. */
+const RETRY_SLOT_MS = 100;
 /** A batch whose write failed is written again (per tenant) after this. */
 const RECORD_RETRY_MS = 100;
 /** After a failed claim, the next waits this long (a database outage must not spin). */
@@ -66,7 +68,8 @@ export class Dispatcher {
   private notBefore = 0;
   private claimTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** Retry wake-ups by the 100 ms slot they fire in. */
+  private readonly retryTimers = new Map<number, NodeJS.Timeout>();
   private buffer: Attempted[] = [];
   private bufferedSince = 0;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -281,15 +284,27 @@ export class Dispatcher {
     for (const a of batch) {
       this.deps.observer?.attempted({ outcome: a.outcome, durationMs: a.durationMs, attempt: a.attempt, lagMs: a.lagMs });
       const delay = a.result.status === 'pending' ? a.result.nextAttemptInMs : undefined;
-      if (delay !== undefined && delay < LOCAL_RETRY_MS && !this.closed) {
-        const timer = setTimeout(() => {
-          this.retryTimers.delete(timer);
-          this.wake();
-        }, delay);
-        timer.unref();
-        this.retryTimers.add(timer);
-      }
+      if (delay !== undefined && delay < LOCAL_RETRY_MS) this.wakeAt(Date.now() + delay);
     }
+  }
+
+  /**
+   * A wake-up when a retry falls due: one timer per 100 ms, however many retries fall due in it
+   * (a failing receiver's backlog must not cost a timer per event).
+   */
+  private wakeAt(due: number): void {
+    if (this.closed) return;
+    const slot = Math.ceil(due / RETRY_SLOT_MS) * RETRY_SLOT_MS;
+    if (this.retryTimers.has(slot)) return;
+    const timer = setTimeout(
+      () => {
+        this.retryTimers.delete(slot);
+        this.wake();
+      },
+      Math.max(0, slot - Date.now()),
+    );
+    timer.unref();
+    this.retryTimers.set(slot, timer);
   }
 
   private checkIdle(): void {
@@ -303,7 +318,7 @@ export class Dispatcher {
    */
   async close(force = false): Promise<void> {
     this.closed = true;
-    for (const timer of [this.sweepTimer, this.claimTimer, ...this.retryTimers]) clearTimeout(timer);
+    for (const timer of [this.sweepTimer, this.claimTimer, ...this.retryTimers.values()]) clearTimeout(timer);
     this.retryTimers.clear();
     this.sweepTimer = undefined;
     this.claimTimer = undefined;

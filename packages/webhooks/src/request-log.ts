@@ -17,6 +17,8 @@ export const REQUEST_LOG = 'Webhook Request Log';
 
 /** A Webhook Request Log row with every column of the tenant's DocType filled as an insert would. */
 export function requestLogRow(ctx: DocContext, fields: DocData, at: string): DocData {
+  const rule = ctx.meta.require(REQUEST_LOG).namingRule;
+  if (rule !== 'hash') throw new Error(`${REQUEST_LOG} is named by "${rule}": batched log rows can only be named as "hash" names them`);
   const row = newChildRow(ctx.meta, REQUEST_LOG, ctx.principal, fields);
   const user = ctx.principal.user;
   return Object.assign(row, { name: hashName(), owner: user, creation: at, modified: at, modified_by: user, docstatus: 0, idx: 0 });
