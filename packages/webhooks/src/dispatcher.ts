@@ -8,10 +8,11 @@ import { WebhookStates } from './webhook-state';
 /**
  * Delivery of the outbox in batches, the same for the Redis worker and the in-process runner:
  *
- * - claim: one statement takes as many due events as there are free delivery slots (SKIP LOCKED, a
- *   lease per event), when woken — a commit's wake-up, a retry falling due, the periodic sweep —
- *   and again while claims come back full. Claims are at least `claimGapMs` apart, so wake-ups at a
- *   high rate share one claim.
+ * - claim: one statement takes due events (oldest first, SKIP LOCKED, a lease each) for the free
+ *   delivery slots and as many again to wait beside them, so that a freed slot starts its next
+ *   request at once; when woken — a commit's wake-up, a retry falling due, the periodic sweep — and
+ *   again while claims come back full. Claims are at least `claimGapMs` apart, so wake-ups at a high
+ *   rate share one claim. An event that waited past half its lease margin is given back unattempted.
  * - deliver: up to `concurrency` requests in flight (keep-alive connections, the address guard),
  *   the webhook's state and secret from a short-lived cache.
  * - record: finished attempts wait at most `flushDelayMs` (or until `flushSize` are waiting) and are
