@@ -37,9 +37,12 @@ export interface Rendered {
   objects: K8sObject[];
 }
 
-/** Installs/builds chart-check's tools once (the first run takes a minute or two). */
+/**
+ * Installs/builds chart-check's tools once (the first run takes a minute or two). Test files run in
+ * parallel: on a fresh machine two setups would fight over apt's lock, so they take turns (flock).
+ */
 export function setupChartCheck(): void {
-  execFileSync(CHART_CHECK, ['--setup'], { cwd: REPO_ROOT, stdio: 'pipe' });
+  execFileSync('flock', [path.join(os.tmpdir(), 'quire-chart-check-setup.lock'), CHART_CHECK, '--setup'], { cwd: REPO_ROOT, stdio: 'pipe' });
 }
 
 /**

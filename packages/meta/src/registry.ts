@@ -12,11 +12,14 @@ export interface TenantRef {
 
 /** Reads every DocType definition of a tenant from its DocType, DocField and DocPerm tables. */
 export async function loadDefinitions(q: Queryable, schema: string): Promise<DocTypeDefinition[]> {
-  const [doctypes, fields, perms] = await Promise.all([
-    q.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, 'tabDocType')}`),
-    q.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, 'tabDocField')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`),
-    q.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, 'tabDocPerm')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`),
-  ]);
+  // One after another: `q` may be a transaction's single connection (pg deprecates overlapping queries on one client).
+  const doctypes = await q.query<Record<string, unknown>>(`SELECT * FROM ${qualified(schema, 'tabDocType')}`);
+  const fields = await q.query<Record<string, unknown>>(
+    `SELECT * FROM ${qualified(schema, 'tabDocField')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`,
+  );
+  const perms = await q.query<Record<string, unknown>>(
+    `SELECT * FROM ${qualified(schema, 'tabDocPerm')} WHERE "parenttype" = 'DocType' ORDER BY "parent", "idx"`,
+  );
   const group = (rows: Record<string, unknown>[]) => {
     const map = new Map<string, Record<string, unknown>[]>();
     for (const r of rows) {

@@ -48,6 +48,11 @@ export class TenantDirectory {
   private byName = new Map<string, Tenant>();
   private byDomain = new Map<string, Tenant>();
   private readonly suffix: string;
+  /** Reads started so far (whole or one tenant), to order their results: an older read never overwrites a newer one. */
+  private reads = 0;
+  private applied = 0;
+  /** When each tenant re-read on its own last began (kept until a whole read that began later lands). */
+  private readonly readOne = new Map<string, number>();
 
   constructor(
     private readonly db: Queryable,
@@ -58,14 +63,28 @@ export class TenantDirectory {
 
   /** Reloads the registry; returns the tenants whose metadata version changed or that disappeared. */
   async refresh(): Promise<string[]> {
+    const started = ++this.reads;
     const { rows } = await this.db.query<TenantRow>(`${SELECT_TENANTS} GROUP BY t."name"`);
+    // A newer whole read already landed: this one's snapshot is older than what we hold.
+    if (started < this.applied) return [];
+    this.applied = started;
     const byName = new Map<string, Tenant>();
-    const byDomain = new Map<string, Tenant>();
     for (const r of rows) {
       const tenant = fromRow(r);
       byName.set(tenant.name, tenant);
-      for (const d of tenant.domains) byDomain.set(d, tenant);
     }
+    // A tenant re-read on its own since this read began is fresher than the snapshot: keep it as it is.
+    for (const [name, at] of this.readOne) {
+      if (at <= started) {
+        this.readOne.delete(name);
+        continue;
+      }
+      const current = this.byName.get(name);
+      if (current) byName.set(name, current);
+      else byName.delete(name);
+    }
+    const byDomain = new Map<string, Tenant>();
+    for (const tenant of byName.values()) for (const d of tenant.domains) byDomain.set(d, tenant);
     const changed: string[] = [];
     for (const [name, before] of this.byName) {
       const after = byName.get(name);
@@ -78,6 +97,7 @@ export class TenantDirectory {
 
   /** Reloads one tenant (made, changed or dropped): with thousands of tenants, not all of them. */
   async refreshOne(name: string): Promise<void> {
+    this.readOne.set(name, ++this.reads);
     const { rows } = await this.db.query<TenantRow>(`${SELECT_TENANTS} WHERE t."name" = $1 GROUP BY t."name"`, [name]);
     const before = this.byName.get(name);
     if (before) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { LoadedApps } from '@quire/apps';
 import { hashPassword, storeSecretHash, type SecretBox } from '@quire/auth';
 import { ident, qualified, type Executor, type Transaction } from '@quire/db';
-import { docExists, insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData, type FileStore } from '@quire/documents';
+import { insertDoc, updateDoc, type ChangeNotifier, type DocContext, type DocData, type FileStore } from '@quire/documents';
 import { buildTenantMeta, checkFieldValue, createTableStatements, loadDefinitions, type DocTypeDefinition, type TenantRef } from '@quire/meta';
 import { createSigningKey, publicKeys } from '@quire/oauth';
 import { ADMINISTRATOR, GUEST, makePrincipal } from '@quire/permissions';
@@ -126,9 +126,13 @@ async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, ser
   return changed;
 }
 
-async function ensure(ctx: DocContext, doctype: string, name: string, input: DocData): Promise<void> {
-  if (await docExists(ctx, doctype, name)) return;
-  await insertDoc(ctx, doctype, input, { installing: true, name });
+/** Inserts the records of `doctype` that do not exist yet (one query to find which: `quire migrate` runs this for every tenant). */
+async function ensure(ctx: DocContext, doctype: string, records: ReadonlyArray<{ name: string; input: DocData }>): Promise<void> {
+  const { rows } = await ctx.db.query<{ name: string }>(`SELECT "name" FROM ${ctx.meta.require(doctype).table} WHERE "name" = ANY($1::text[])`, [
+    records.map((r) => r.name),
+  ]);
+  const present = new Set(rows.map((r) => r.name));
+  for (const r of records) if (!present.has(r.name)) await insertDoc(ctx, doctype, r.input, { installing: true, name: r.name });
 }
 
 /** Frappe's default for the Administrator's email; `createTenant --admin-email` sets another. */
@@ -143,17 +147,28 @@ function adminEmail(apps: LoadedApps, input: string): string {
 }
 
 async function installRecords(ctx: DocContext, apps: LoadedApps): Promise<void> {
-  for (const { app, module } of apps.modules) {
-    await ensure(ctx, 'Module Def', module, { module_name: module, app_name: app, custom: module === 'Custom' ? 1 : 0 });
-  }
-  for (const role of STANDARD_ROLES) await ensure(ctx, 'Role', role.role_name, role);
-  await ensure(ctx, 'User', ADMINISTRATOR, {
-    email: DEFAULT_ADMIN_EMAIL,
-    first_name: 'Administrator',
-    user_type: 'System User',
-    roles: [{ role: 'Administrator' }, { role: 'System Manager' }],
-  });
-  await ensure(ctx, 'User', GUEST, { email: 'guest@example.com', first_name: 'Guest', user_type: 'Website User', roles: [{ role: 'Guest' }] });
+  await ensure(
+    ctx,
+    'Module Def',
+    apps.modules.map(({ app, module }) => ({ name: module, input: { module_name: module, app_name: app, custom: module === 'Custom' ? 1 : 0 } })),
+  );
+  await ensure(
+    ctx,
+    'Role',
+    STANDARD_ROLES.map((role) => ({ name: role.role_name, input: role })),
+  );
+  await ensure(ctx, 'User', [
+    {
+      name: ADMINISTRATOR,
+      input: {
+        email: DEFAULT_ADMIN_EMAIL,
+        first_name: 'Administrator',
+        user_type: 'System User',
+        roles: [{ role: 'Administrator' }, { role: 'System Manager' }],
+      },
+    },
+    { name: GUEST, input: { email: 'guest@example.com', first_name: 'Guest', user_type: 'Website User', roles: [{ role: 'Guest' }] } },
+  ]);
 }
 
 /** Stores a login password (hashed; the User document never holds it). */

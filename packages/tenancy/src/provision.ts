@@ -97,8 +97,13 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       throw e;
     }
     const personal = { adminPassword: input.adminPassword, adminEmail: input.adminEmail };
-    if (plan && (await provisionFromTemplate(tx, plan, tenant))) await personalizeTenant(tx, tenant, apps, platform, personal);
-    else await installTenant(tx, tenant, apps, platform, personal);
+    if (plan && (await provisionFromTemplate(tx, plan, tenant))) {
+      await personalizeTenant(tx, tenant, apps, platform, personal);
+    } else {
+      // No template for this release (dropped by a newer release's migrate): the long way, and build it again next time.
+      if (plan) platform.templates.reset();
+      await installTenant(tx, tenant, apps, platform, personal);
+    }
     // Installed from this build's definitions, so already at its release: `quire migrate` skips it.
     await recordTenantRelease(tx, name, releaseOf(apps));
     const keys = await generateKeys(tx, { tenant, meta: buildTenantMeta(schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR, preset);
