@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { QueueProducer } from '@quire/webhooks';
 import { Redis } from 'ioredis';
@@ -46,6 +48,34 @@ function percentile(sorted: readonly number[], p: number): number {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+/** CPU seconds of every Postgres server process on this machine (the benchmark's server is local; others' queries count too). */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/** CPU milliseconds per event over a phase: the webhooks process, Postgres, and this process (receiver and event source). */
+function cpuMeter(pid: number): (events: number) => { worker: number; postgres: number; bench: number } {
+  const start = { worker: cpuSeconds(pid), postgres: postgresCpuSeconds(), bench: process.cpuUsage() };
+  return (events) => {
+    const bench = process.cpuUsage(start.bench);
+    const perEvent = (seconds: number) => Number(((seconds * 1000) / events).toFixed(3));
+    return {
+      worker: perEvent(cpuSeconds(pid) - start.worker),
+      postgres: perEvent(postgresCpuSeconds() - start.postgres),
+      bench: perEvent((bench.user + bench.system) / 1e6),
+    };
+  };
+}
+
 const children = new Set<Started>();
 
 async function run(
@@ -79,6 +109,7 @@ async function outboxFigures(db: pg.Pool, since: number, marker: string) {
 }
 
 async function main(): Promise<void> {
+  const loadAtStart = os.loadavg()[0] ?? 0;
   const databaseUrl = await recreateDatabase(database);
   const redis = new Redis(redisUrl);
   await redis.flushdb();
@@ -189,7 +220,7 @@ async function main(): Promise<void> {
   );
   const backlogCommitted = performance.now();
   const backlogStartedWall = Date.now();
-  const cpuBefore = cpuSeconds(pid);
+  const backlogMeter = cpuMeter(pid);
   producer.notify(ids.map((r) => r.id));
   const receivedBefore = received;
   while (received - receivedBefore < backlog) await sleep(5);
@@ -200,14 +231,14 @@ async function main(): Promise<void> {
     await sleep(10);
   }
   const recordedSeconds = (performance.now() - backlogCommitted) / 1000;
-  const backlogCpu = cpuSeconds(pid) - cpuBefore;
+  const backlogCpu = backlogMeter(backlog);
 
   // (2) Steady arrivals at `rate`: one transaction per event, woken after commit as the API does.
   await sleep(1000);
   const committedAt = new Map<string, number>();
   const steadyStartWall = Date.now();
   const steadyStart = performance.now();
-  const steadyCpuBefore = cpuSeconds(pid);
+  const steadyMeter = cpuMeter(pid);
   let sent = 0;
   let outstanding = 0;
   let maxBehind = 0;
@@ -261,7 +292,7 @@ async function main(): Promise<void> {
     await sleep(20);
   }
   const steadySeconds = (performance.now() - steadyStart) / 1000;
-  const steadyCpu = cpuSeconds(pid) - steadyCpuBefore;
+  const steadyCpu = steadyMeter(sent);
   const steady = await outboxFigures(db, steadyStartWall, source === 'api' ? '' : 'steady-');
   const receipt = [...committedAt].flatMap(([id, at]) => {
     const got = arrivals.get(id);
@@ -282,7 +313,9 @@ async function main(): Promise<void> {
     p99: round1(percentile(steady.lags, 0.99)),
     max: round1(steady.lags.at(-1) ?? NaN),
   };
+  const load = [loadAtStart, os.loadavg()[0] ?? 0].map((l) => Number(l.toFixed(1)));
   const result = {
+    load_average_1m: load,
     source,
     concurrency: concurrency ?? 'default',
     backlog: {
@@ -290,7 +323,7 @@ async function main(): Promise<void> {
       drain_seconds: Number(drainSeconds.toFixed(2)),
       deliveries_per_second: deliveriesPerSecond,
       all_recorded_seconds: Number(recordedSeconds.toFixed(2)),
-      worker_cpu_ms_per_delivery: Number(((backlogCpu * 1000) / backlog).toFixed(3)),
+      cpu_ms_per_delivery: backlogCpu,
     },
     steady: {
       target_rate: rate,
@@ -300,7 +333,7 @@ async function main(): Promise<void> {
       seconds_until_all_recorded: Number(steadySeconds.toFixed(2)),
       commit_to_first_attempt_ms: lag,
       ...(receipt.length > 0 ? { commit_to_receipt_ms: { p50: round1(percentile(receipt, 0.5)), p99: round1(percentile(receipt, 0.99)) } } : {}),
-      worker_cpu_ms_per_delivery: Number(((steadyCpu * 1000) / sent).toFixed(3)),
+      cpu_ms_per_delivery: steadyCpu,
     },
   };
   console.log(JSON.stringify(result));
@@ -311,7 +344,10 @@ async function main(): Promise<void> {
       `webhooks, one process (${source} source, concurrency ${concurrency ?? 'default'}):`,
       `  ${ok(deliveriesPerSecond >= TARGET_RATE)} backlog of ${backlog}: ${deliveriesPerSecond} deliveries/s (target >= ${TARGET_RATE}); all recorded after ${recordedSeconds.toFixed(2)} s`,
       `  ${ok(lag.p99 <= TARGET_P99_MS && sent / steadyCommitSeconds >= rate * 0.95)} steady ${Math.round(sent / steadyCommitSeconds)}/s for ${lagSeconds} s: commit -> first attempt p50 ${lag.p50} ms, p99 ${lag.p99} ms, max ${lag.max} ms (target p99 <= ${TARGET_P99_MS} ms)`,
-      `  worker CPU per delivery: ${result.backlog.worker_cpu_ms_per_delivery} ms (backlog), ${result.steady.worker_cpu_ms_per_delivery} ms (steady)`,
+      ...(Math.max(...load) > os.cpus().length
+        ? [`  (the machine was busy: load average ${load.join(' -> ')} on ${os.cpus().length} cores; figures are lower than on an idle one)`]
+        : []),
+      `  CPU ms per delivery, backlog / steady: webhooks process ${backlogCpu.worker} / ${steadyCpu.worker}, Postgres ${backlogCpu.postgres} / ${steadyCpu.postgres}, receiver and event source ${backlogCpu.bench} / ${steadyCpu.bench}`,
     ].join('\n'),
   );
 }
