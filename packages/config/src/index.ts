@@ -86,7 +86,7 @@ const platformSettings = {
   apiKeyCacheTtlMs: ['API_KEY_CACHE_TTL_MS', z.coerce.number().int().min(0).default(60_000)],
   cacheRefreshIntervalMs: ['CACHE_REFRESH_INTERVAL_MS', z.coerce.number().int().min(0).default(5_000)],
   /** Tenants whose metadata a process keeps (least recently used dropped beyond it). */
-  metaCacheTenants: ['META_CACHE_TENANTS', z.coerce.number().int().min(1).default(1000)],
+  metaCacheTenants: ['META_CACHE_TENANTS', z.coerce.number().int().min(1).default(10_000)],
   /** A tenant's metadata unused this long is dropped (0: kept until evicted by count). */
   metaCacheIdleSeconds: ['META_CACHE_IDLE_SECONDS', z.coerce.number().int().min(0).default(1800)],
   /** Seconds a login session lives without activity (Frappe's session_expiry, 170 h). */

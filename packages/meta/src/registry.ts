@@ -76,7 +76,7 @@ interface Entry {
 }
 
 export interface MetaCacheOptions {
-  /** Tenants whose metadata is kept (default 1,000). */
+  /** Tenants whose metadata is kept (default 10,000). */
   maxTenants?: number;
   /** Dropped after this long unused (default 30 minutes; 0 keeps it until evicted by count). */
   idleMs?: number;
@@ -101,7 +101,7 @@ export class MetaRegistry {
     options: MetaCacheOptions = {},
   ) {
     const idleMs = options.idleMs ?? 30 * 60_000;
-    this.entries = new LRUCache<string, Entry>({ max: options.maxTenants ?? 1000, ...(idleMs > 0 ? { ttl: idleMs, updateAgeOnGet: true } : {}) });
+    this.entries = new LRUCache<string, Entry>({ max: options.maxTenants ?? 10_000, ...(idleMs > 0 ? { ttl: idleMs, updateAgeOnGet: true } : {}) });
   }
 
   /** Drops the metadata of tenants unused for longer than `idleMs` (called periodically). */
