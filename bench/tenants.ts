@@ -39,17 +39,22 @@ function stats(ms: number[]): { p50: number; p90: number; max: number; mean: num
   return { p50: round(at(0.5)), p90: round(at(0.9)), max: round(sorted.at(-1) ?? NaN), mean: round(sorted.reduce((a, b) => a + b, 0) / sorted.length) };
 }
 
-function rssMiB(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024);
-}
-
-function rssAnonMiB(pid: number): number {
+/** A memory figure of a process's /proc status, in MiB (NaN once it is gone). */
+function statusMiB(pid: number, field: 'VmRSS' | 'RssAnon'): number {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
   } catch {
     return NaN;
+  }
+}
+
+const rssMiB = (pid: number) => Math.round(statusMiB(pid, 'VmRSS'));
+
+/** One GET per tenant, 50 at a time, so every tenant's metadata is loaded. */
+async function touchEveryTenant(port: number, hosts: readonly Record<string, string>[], urlPath: string): Promise<void> {
+  for (let i = 0; i < hosts.length; i += 50) {
+    await Promise.all(hosts.slice(i, i + 50).map((h) => fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: { ...h, Authorization: AUTH } })));
   }
 }
 
@@ -155,7 +160,7 @@ async function main(): Promise<void> {
       ).rows.map((r) => r.pid);
     const backendMiB = async () => {
       const pids = await apiBackends();
-      const each = pids.map(rssAnonMiB).filter((n) => !Number.isNaN(n));
+      const each = pids.map((p) => statusMiB(p, 'RssAnon')).filter((n) => !Number.isNaN(n));
       return {
         backends: each.length,
         private_mib_max: Number(Math.max(...each).toFixed(1)),
@@ -177,9 +182,7 @@ async function main(): Promise<void> {
     const oneWarm = rssMiB(pid);
     memory.one_tenant_warm_mib = oneWarm;
     // Every tenant once, in order (no randomness: all of them loaded), then a random mix.
-    for (let i = 0; i < TENANTS; i += 50) {
-      await Promise.all(all.slice(i, i + 50).map((h) => fetch(`http://127.0.0.1:${api.port}${path}`, { headers: { ...h, Authorization: AUTH } })));
-    }
+    await touchEveryTenant(api.port, all, path);
     const coldPass = round(await load(api, all, 15));
     const allWarm = rssMiB(pid);
     memory.all_tenants_warm_mib = allWarm;
@@ -206,9 +209,7 @@ async function main(): Promise<void> {
 
     const capped = await startProcess(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0', META_CACHE_TENANTS: String(CAPPED) });
     servers.push(capped);
-    for (let i = 0; i < TENANTS; i += 50) {
-      await Promise.all(all.slice(i, i + 50).map((h) => fetch(`http://127.0.0.1:${capped.port}${path}`, { headers: { ...h, Authorization: AUTH } })));
-    }
+    await touchEveryTenant(capped.port, all, path);
     const cappedReads = await load(capped, all);
     summary.api_memory_capped = { META_CACHE_TENANTS: CAPPED, after_reads_mib: rssMiB(capped.child.pid ?? 0), reads: round(cappedReads) };
     capped.child.kill('SIGTERM');

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { canConnect, freePort } from '../../../tests/support/ports';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const HAPROXY = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
@@ -51,29 +52,6 @@ interface Proc {
   stdout(): string;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** GET http://127.0.0.1:port/path with a Host header; the status, or 0 when nothing answered. */
 function probe(port: number, urlPath: string, host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve) => {
     const req = http.get({ host: '127.0.0.1', port, path: urlPath, headers: { Host: host }, agent: false, timeout: 2000 }, (res) => {

@@ -1,6 +1,6 @@
 import type { Queryable } from '@quire/db';
 import { hashName, newChildRow, type DocContext, type DocData } from '@quire/documents';
-import type { ColumnInfo, Meta, ValueKind } from '@quire/meta';
+import { PARAM_CAST, type ColumnInfo, type Meta, type ValueKind } from '@quire/meta';
 import { outcomesParams, outcomesUpdate, type EventOutcome } from './events';
 
 /**
@@ -35,18 +35,7 @@ export interface TenantBookkeeping {
 }
 
 /** Element type of the array parameter that fills a column of each kind. */
-const ARRAY_TYPE: Record<ValueKind, string> = {
-  text: 'text',
-  int: 'bigint',
-  float: 'numeric',
-  check: 'smallint',
-  date: 'date',
-  datetime: 'timestamp',
-  time: 'time',
-  json: 'json',
-  table: 'text',
-  none: 'text',
-};
+const ARRAY_TYPE: Record<ValueKind, string> = { ...PARAM_CAST, json: 'json' };
 
 function columnValue(c: ColumnInfo, row: DocData): unknown {
   const v = row[c.name];
