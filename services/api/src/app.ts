@@ -15,6 +15,7 @@ import { bodyParsers } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { resolveTenant } from './middleware/tenant';
 import { filesRouter } from './routes/files';
+import { deskRouter } from './routes/desk';
 import { callMethod, methodRouter } from './routes/method';
 import { hotResourceRoutes, resourceRouter } from './routes/resource';
 import { dispatcher, type HotRoute } from './dispatch';
@@ -85,6 +86,7 @@ function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions):
     }
     await callMethod(methods, cmd, req, res);
   });
+  app.use(deskRouter());
   app.use(() => {
     throw new DoesNotExistError('', { silent: true });
   });

@@ -1,0 +1,106 @@
+import { hasColumn, labelOf } from '../meta/fieldtypes';
+import type { DocField, DocTypeMeta, DocValues } from '../meta/types';
+import { text } from '../text';
+import { FieldInput } from './FieldInput';
+import { isEditable } from './values';
+
+interface Props {
+  id: string;
+  field: DocField;
+  childMeta: DocTypeMeta | undefined;
+  rows: DocValues[];
+  /** The parent's rights decide (child tables have none of their own). */
+  readOnly: boolean;
+  docstatus: number;
+  isNew: boolean;
+  onChange: (rows: DocValues[]) => void;
+}
+
+/** The columns of a grid: the child's `in_list_view` fields, else its first few with a value. */
+function gridColumns(meta: DocTypeMeta): DocField[] {
+  const shown = meta.fields.filter((f) => hasColumn(f) && f.hidden !== 1);
+  const listed = shown.filter((f) => f.in_list_view === 1);
+  return listed.length > 0 ? listed : shown.slice(0, 4);
+}
+
+/** A Table field edited as a grid: one row per child document, rows added and removed in place. */
+export function ChildTable({ id, field, childMeta, rows, readOnly, docstatus, isNew, onChange }: Props) {
+  const label = labelOf(field);
+  if (!childMeta) return null;
+  const columns = gridColumns(childMeta);
+  const headerId = (c: DocField) => `${id}-col-${c.fieldname}`;
+  const setCell = (i: number, fieldname: string, value: unknown) => onChange(rows.map((r, j) => (j === i ? { ...r, [fieldname]: value } : r)));
+
+  return (
+    <div className="field field-table" data-fieldname={field.fieldname}>
+      <p className="table-label" id={`${id}-label`}>
+        {label}
+      </p>
+      <div className="table-scroll">
+        <table className="grid" aria-labelledby={`${id}-label`}>
+          <thead>
+            <tr>
+              <th scope="col">{text.form.rowNumber}</th>
+              {columns.map((c) => (
+                <th scope="col" key={c.fieldname} id={headerId(c)}>
+                  {labelOf(c)}
+                  {c.reqd === 1 && <span aria-hidden="true"> *</span>}
+                </th>
+              ))}
+              {!readOnly && (
+                <th scope="col">
+                  <span className="visually-hidden">{text.form.rowActions}</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.length === 0 && (
+              <tr>
+                <td colSpan={columns.length + 2} className="state">
+                  {text.form.noRows}
+                </td>
+              </tr>
+            )}
+            {rows.map((row, i) => (
+              <tr key={typeof row.name === 'string' ? row.name : `new-${i}`} data-idx={i + 1}>
+                <td>{i + 1}</td>
+                {columns.map((c) => (
+                  <td key={c.fieldname}>
+                    <FieldInput
+                      compact
+                      ariaLabel={text.form.cellLabel(labelOf(c), i + 1)}
+                      id={`${id}-${i}-${c.fieldname}`}
+                      field={c}
+                      value={row[c.fieldname]}
+                      doc={row}
+                      readOnly={readOnly || !isEditable(childMeta, c, docstatus, isNew)}
+                      onChange={(v) => setCell(i, c.fieldname, v)}
+                    />
+                  </td>
+                ))}
+                {!readOnly && (
+                  <td>
+                    <button
+                      type="button"
+                      className="button button-quiet"
+                      aria-label={text.form.removeRow(i + 1)}
+                      onClick={() => onChange(rows.filter((_, j) => j !== i))}
+                    >
+                      ×
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {!readOnly && (
+        <button type="button" className="button" onClick={() => onChange([...rows, {}])}>
+          {text.form.addRow} <span className="visually-hidden">({label})</span>
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,226 @@
+import { useFrappeCreateDoc, useFrappeGetDoc, useFrappeUpdateDoc, type FrappeDoc } from 'frappe-react-sdk';
+import { useEffect, useState, type SyntheticEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { isTable, labelOf } from '../meta/fieldtypes';
+import { useMeta } from '../meta/hooks';
+import { formPath, listPath, newPath } from '../meta/slug';
+import type { DocTypeMeta, DocValues } from '../meta/types';
+import { ErrorNotice, Loading } from '../shell/states';
+import { useTitle } from '../shell/useTitle';
+import { text } from '../text';
+import { ChildTable } from './ChildTable';
+import { isTimestampMismatch } from './errors';
+import { FieldInput } from './FieldInput';
+import { sectionsOf } from './layout';
+import { amendedCopy, isEditable, missingMandatory, newDocValues, saveBody } from './values';
+
+interface Props {
+  meta: DocTypeMeta;
+  /** The document's name; undefined for a new one. */
+  name?: string | undefined;
+  /** A new document's starting values (an amendment's copy). */
+  initial?: DocValues | undefined;
+}
+
+type Action = 'save' | 'submit' | 'cancel';
+
+/**
+ * A form generated from the DocType's meta: its sections and fields, child tables as grids, and
+ * the actions the document's state and the user's rights allow (Save; Submit, Cancel, Amend for
+ * submittable DocTypes). Server messages are shown above the fields; a save of a document changed
+ * meanwhile (TimestampMismatchError) offers to reload it.
+ */
+export function FormView({ meta, name, initial }: Props) {
+  const isNew = name === undefined;
+  const navigate = useNavigate();
+  const { childMeta } = useMeta(meta.name);
+  const loaded = useFrappeGetDoc<DocValues>(meta.name, name, isNew ? null : `doc:${meta.name}:${name}`, {
+    revalidateOnFocus: false,
+    revalidateIfStale: false,
+    shouldRetryOnError: false,
+  });
+  const [doc, setDoc] = useState<DocValues | undefined>(isNew ? { ...newDocValues(meta), ...initial } : undefined);
+  const [dirty, setDirty] = useState(isNew);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState<Action | null>(null);
+  const { createDoc } = useFrappeCreateDoc<DocValues>();
+  const { updateDoc } = useFrappeUpdateDoc<DocValues>();
+
+  // The loaded document becomes the form's state (again after a reload).
+  useEffect(() => {
+    if (!isNew && loaded.data) {
+      setDoc(loaded.data);
+      setDirty(false);
+    }
+  }, [isNew, loaded.data]);
+
+  const title = isNew ? text.form.newTitle(meta.name) : name;
+  useTitle(title);
+  if (!isNew && loaded.error) return <ErrorNotice error={loaded.error} />;
+  if (!doc) return <Loading />;
+
+  const docstatus = Number(doc.docstatus ?? 0);
+  const rights = meta.__perm.rights;
+  const submittable = meta.is_submittable === 1;
+  const stale = isTimestampMismatch(error);
+
+  const set = (fieldname: string, value: unknown) => {
+    setDoc({ ...doc, [fieldname]: value });
+    setDirty(true);
+    setNotice(null);
+  };
+
+  const run = async (action: Action) => {
+    setError(null);
+    setNotice(null);
+    if (action === 'save') {
+      const missing = missingMandatory(meta, doc, labelOf);
+      if (missing.length > 0) {
+        setError({ message: text.form.mandatoryMissing(missing) });
+        return;
+      }
+    }
+    setBusy(action);
+    try {
+      let saved: FrappeDoc<DocValues>;
+      if (action === 'save' && isNew) {
+        saved = await createDoc(meta.name, saveBody(meta, doc, true));
+      } else if (action === 'save') {
+        saved = await updateDoc(meta.name, name ?? null, saveBody(meta, doc, false));
+      } else {
+        saved = await updateDoc(meta.name, name ?? null, { modified: doc.modified, docstatus: action === 'submit' ? 1 : 2 });
+      }
+      setDoc(saved);
+      setDirty(false);
+      setNotice(action === 'save' ? text.form.saved : action === 'submit' ? text.form.submitted : text.form.cancelled);
+      if (isNew) void navigate(formPath(meta.name, saved.name), { replace: true });
+      else void loaded.mutate(saved, { revalidate: false });
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const reload = async () => {
+    setError(null);
+    const fresh = await loaded.mutate();
+    if (fresh) {
+      setDoc(fresh);
+      setDirty(false);
+    }
+  };
+
+  const amend = () => void navigate(newPath(meta.name), { state: { amend: amendedCopy(meta, doc) } });
+
+  const onSubmit = (e: SyntheticEvent) => {
+    e.preventDefault();
+    void run('save');
+  };
+
+  const canSave = docstatus === 0 ? (isNew ? rights.create : rights.write) : docstatus === 1 && dirty && rights.write;
+  const status = isNew
+    ? text.form.notSaved
+    : docstatus === 1
+      ? text.form.submitted
+      : docstatus === 2
+        ? text.form.cancelled
+        : dirty
+          ? text.form.notSaved
+          : text.form.draft;
+
+  return (
+    <form className="form" onSubmit={onSubmit} aria-labelledby="form-title" noValidate>
+      <nav aria-label={text.shell.breadcrumbs} className="breadcrumbs">
+        <a
+          href={listPath(meta.name)}
+          onClick={(e) => {
+            e.preventDefault();
+            void navigate(listPath(meta.name));
+          }}
+        >
+          {meta.name}
+        </a>
+      </nav>
+      <div className="page-head form-head">
+        <h1 id="form-title">{title}</h1>
+        <span className={`status status-${docstatus}`}>{status}</span>
+        <div className="actions">
+          {canSave && (
+            <button type="submit" className="button button-primary" disabled={busy !== null}>
+              {text.form.save}
+            </button>
+          )}
+          {submittable && !isNew && docstatus === 0 && !dirty && rights.submit && (
+            <button type="button" className="button button-primary" disabled={busy !== null} onClick={() => void run('submit')}>
+              {text.form.submit}
+            </button>
+          )}
+          {submittable && docstatus === 1 && !dirty && rights.cancel && (
+            <button type="button" className="button" disabled={busy !== null} onClick={() => void run('cancel')}>
+              {text.form.cancel}
+            </button>
+          )}
+          {submittable && docstatus === 2 && rights.amend && rights.create && (
+            <button type="button" className="button button-primary" onClick={amend}>
+              {text.form.amend}
+            </button>
+          )}
+        </div>
+      </div>
+      {typeof doc.amended_from === 'string' && isNew && <p className="hint">{text.form.amendedFrom(doc.amended_from)}</p>}
+      <div aria-live="polite" className="live">
+        {busy === 'save' && <p className="state">{text.form.saving}</p>}
+        {notice && <p className="notice notice-ok">{notice}</p>}
+      </div>
+      {stale && (
+        <div className="notice notice-error" role="alert">
+          <p>{text.form.stale}</p>
+          <button type="button" className="button" onClick={() => void reload()}>
+            {text.form.reload}
+          </button>
+        </div>
+      )}
+      {error !== null && !stale && <ErrorNotice error={error} title={text.form.errorsTitle} />}
+
+      {sectionsOf(meta.fields).map((section) => (
+        <section key={section.key} className="card form-section" aria-label={section.label ?? undefined}>
+          {section.label && <h2>{section.label}</h2>}
+          <div className="form-grid">
+            {section.fields.map((field) => {
+              const id = `field-${field.fieldname}`;
+              if (field.fieldtype === 'Heading') return <h3 key={field.fieldname}>{labelOf(field)}</h3>;
+              if (isTable(field)) {
+                return (
+                  <ChildTable
+                    key={field.fieldname}
+                    id={id}
+                    field={field}
+                    childMeta={field.options ? childMeta(field.options) : undefined}
+                    rows={Array.isArray(doc[field.fieldname]) ? (doc[field.fieldname] as DocValues[]) : []}
+                    readOnly={!isEditable(meta, field, docstatus, isNew)}
+                    docstatus={docstatus}
+                    isNew={isNew}
+                    onChange={(rows) => set(field.fieldname, rows)}
+                  />
+                );
+              }
+              return (
+                <FieldInput
+                  key={field.fieldname}
+                  id={id}
+                  field={field}
+                  value={doc[field.fieldname]}
+                  doc={doc}
+                  readOnly={!isEditable(meta, field, docstatus, isNew)}
+                  onChange={(v) => set(field.fieldname, v)}
+                />
+              );
+            })}
+          </div>
+        </section>
+      ))}
+    </form>
+  );
+}

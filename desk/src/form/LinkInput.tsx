@@ -1,0 +1,111 @@
+import { useFrappeGetCall, type SearchResult } from 'frappe-react-sdk';
+import { useEffect, useState } from 'react';
+import { Button, ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
+import { Link as RouterLink } from 'react-router';
+import { formPath } from '../meta/slug';
+import { text } from '../text';
+
+interface Option extends SearchResult {
+  id: string;
+}
+
+interface Props {
+  id: string;
+  fieldname: string;
+  label: string;
+  required: boolean;
+  /** The DocType searched (a Dynamic Link's comes from another field). */
+  target: string | undefined;
+  value: string;
+  readOnly: boolean;
+  onChange: (value: string) => void;
+}
+
+/**
+ * A Link field: an accessible combobox (React Aria) whose suggestions come from
+ * frappe.desk.search.search_link as the user types (the call the SDK's useSearch makes, asked
+ * only while the list is open). Free text stays
+ * allowed, as in Frappe: the server says whether the document exists when saving.
+ */
+export function LinkInput({ id, fieldname, label, required, target, value, readOnly, onChange }: Props) {
+  const [open, setOpen] = useState(false);
+  const txt = useDebounced(value, 200);
+  // Only searched while the list is open: a form with many Link fields asks nothing on load.
+  const active = open && !readOnly && target !== undefined && target !== '';
+  const search = useFrappeGetCall<{ message: SearchResult[] }>(
+    'frappe.desk.search.search_link',
+    { doctype: target, txt, page_length: 10 },
+    active ? `search_link:${target}:${txt}` : null,
+  );
+  const results = active ? (search.data?.message ?? []) : [];
+
+  return (
+    <ComboBox
+      className="field link-field"
+      id={id}
+      inputValue={value}
+      onInputChange={onChange}
+      onChange={(key) => key !== null && onChange(String(key))}
+      onOpenChange={setOpen}
+      allowsCustomValue
+      menuTrigger="input"
+      isReadOnly={readOnly}
+      isRequired={required}
+      validationBehavior="aria"
+      items={results.map((r): Option => ({ ...r, id: r.value }))}
+    >
+      <Label>
+        {label}
+        {required && <RequiredMark />}
+      </Label>
+      <div className="combo">
+        <Input data-fieldname={fieldname} />
+        {!readOnly && (
+          <Button className="button button-quiet combo-button" aria-label={label}>
+            ▾
+          </Button>
+        )}
+      </div>
+      {value !== '' && target && (
+        <RouterLink className="link-open" to={formPath(target, value)}>
+          {text.form.openLink(target, value)}
+        </RouterLink>
+      )}
+      <Popover className="popover" placement="bottom start">
+        <ListBox<Option>
+          className="listbox"
+          renderEmptyState={() => <p className="listbox-empty">{search.isLoading ? text.form.searching : text.form.noMatches}</p>}
+        >
+          {(item) => (
+            <ListBoxItem className="listbox-item" id={item.id} textValue={item.id}>
+              <Text slot="label">{item.id}</Text>
+              {(item.label || item.description) && (
+                <Text slot="description" className="listbox-description">
+                  {[item.label, item.description].filter(Boolean).join(' · ')}
+                </Text>
+              )}
+            </ListBoxItem>
+          )}
+        </ListBox>
+      </Popover>
+    </ComboBox>
+  );
+}
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+export function RequiredMark() {
+  return (
+    <span className="required" title={text.form.required}>
+      <span aria-hidden="true"> *</span>
+      <span className="visually-hidden"> ({text.form.required})</span>
+    </span>
+  );
+}

@@ -1,0 +1,21 @@
+import { FrappeProvider } from 'frappe-react-sdk';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter } from 'react-router';
+import { App } from './App';
+import './styles.css';
+
+const root = document.getElementById('root');
+if (!root) throw new Error('#root is missing from index.html');
+
+// Same origin as the API (the desk is served on the tenant's own host): no url, no token, the
+// session cookie. No socket: Quire has no realtime endpoint yet.
+createRoot(root).render(
+  <StrictMode>
+    <FrappeProvider enableSocket={false} swrConfig={{ revalidateOnFocus: false, revalidateOnReconnect: false }}>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </FrappeProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,81 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DoesNotExistError } from '@quire/errors';
+import { GUEST } from '@quire/permissions';
+import express, { type Response, type Router } from 'express';
+
+/**
+ * The desk (the `desk/` workspace, built by Vite into desk/dist) on every tenant's host, as
+ * Frappe serves its own: `/` sends a Guest to `/login` and a signed-in user to `/app`; `/login`,
+ * `/app` and everything under it answer the same HTML page (the desk routes on the client, so a
+ * deep link works on reload), never cached; the hashed bundles under `/assets/desk/` are cached
+ * for a year. Mounted after the API's routes, so `/api/…` and the legacy `/?cmd=` win.
+ */
+
+/** desk/dist beside this file's workspace: the same depth from src/routes/ and dist/routes/. */
+export const DESK_DIST = fileURLToPath(new URL('../../../../desk/dist/', import.meta.url));
+
+const ASSETS_PATH = '/assets/desk';
+const PAGE_PATHS = ['/login', '/app', '/app/*rest'];
+
+export function deskRouter(distDir: string = DESK_DIST): Router {
+  const router = express.Router();
+  const assets = express.static(distDir, {
+    index: false,
+    redirect: false,
+    dotfiles: 'ignore',
+    fallthrough: true,
+    // Every file Vite emits into dist/ has its content hash in its name.
+    immutable: true,
+    maxAge: '1y',
+  });
+  router.use(ASSETS_PATH, (req, res, next) => {
+    // The page itself is only ever served uncached, at the desk's routes.
+    if (path.extname(req.path) === '.html') {
+      next(new DoesNotExistError('', { silent: true }));
+      return;
+    }
+    assets(req, res, next);
+  });
+  router.use(ASSETS_PATH, () => {
+    throw new DoesNotExistError('', { silent: true });
+  });
+
+  router.get('/', (_req, res) => {
+    res.redirect(302, isGuest(res) ? '/login' : '/app');
+  });
+  router.get(PAGE_PATHS, (req, res, next) => {
+    if (req.path === '/login' && !isGuest(res)) {
+      res.redirect(302, '/app');
+      return;
+    }
+    if (req.path !== '/login' && isGuest(res)) {
+      res.redirect(302, `/login?redirect-to=${encodeURIComponent(req.originalUrl)}`);
+      return;
+    }
+    sendPage(distDir, res).catch(next);
+  });
+  return router;
+}
+
+function isGuest(res: Response): boolean {
+  return res.locals.principal.user === GUEST;
+}
+
+async function sendPage(distDir: string, res: Response): Promise<void> {
+  let html: Buffer;
+  try {
+    // Read per request (a few KiB): a rebuilt desk is served without a restart.
+    html = await fs.readFile(path.join(distDir, 'index.html'));
+  } catch {
+    throw new DoesNotExistError('The desk is not built: run `npm run build --workspace desk`', { title: 'Not Found' });
+  }
+  res.set({
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+  });
+  res.status(200).end(html);
+}
