@@ -21,7 +21,12 @@
  * are its src/ folder, or the workspace folder itself when it has none (apps/frappe); test
  * folders and *.test.ts files are left out. Every `exports` entry of a workspace must map the
  * `quire-dist` condition to the compiled file of its default (TypeScript) target, which is checked.
+ *
+ * A workspace with a `vite.config.ts` is a browser app (desk/): no server code, so it has no
+ * exports and is not transpiled file by file; Vite bundles it into its dist/ (index.html and
+ * hashed assets), which the API serves.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -260,6 +265,33 @@ function compileWorkspace(ts, root, ws, outDir) {
 }
 
 /**
+ * Bundles a browser app with Vite (this repository's, so a fixture needs none of its own) into
+ * `outDir`. The Vite build is run as its own process: its config is TypeScript that it loads itself.
+ * @param {string} root
+ * @param {string} ws
+ * @param {string} outDir
+ * @returns {number} files written
+ */
+function bundleBrowserApp(root, ws, outDir) {
+  const vite = path.join(path.dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
+  try {
+    execFileSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], {
+      cwd: path.join(root, ws),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+  } catch (err) {
+    const stderr = /** @type {{ stderr?: Buffer }} */ (err).stderr?.toString() ?? '';
+    throw new BuildError(`${ws}: vite build failed\n${stderr}`);
+  }
+  return /** @type {string[]} */ (fs.readdirSync(outDir, { recursive: true })).length;
+}
+
+/** @param {string} wsDir */
+function isBrowserApp(wsDir) {
+  return fs.existsSync(path.join(wsDir, 'vite.config.ts'));
+}
+
+/**
  * Copies the package.json files and the lockfile: all `npm ci` needs.
  * @param {string} root
  * @param {string[]} workspaces
@@ -284,7 +316,10 @@ export function build({ root, out, manifestsOnly = false }) {
   // require: importing TypeScript's 9 MB CommonJS bundle from ESM would first scan it for exports.
   const ts = /** @type {typeof import('typescript')} */ (createRequire(import.meta.url)('typescript'));
   let files = 0;
-  for (const ws of workspaces) files += compileWorkspace(ts, root, ws, path.join(out ?? root, ws, OUT_DIR));
+  for (const ws of workspaces) {
+    const outDir = path.join(out ?? root, ws, OUT_DIR);
+    files += isBrowserApp(path.join(root, ws)) ? bundleBrowserApp(root, ws, outDir) : compileWorkspace(ts, root, ws, outDir);
+  }
   if (out) fs.cpSync(path.join(root, 'bin'), path.join(out, 'bin'), { recursive: true });
   return { workspaces, files };
 }

@@ -104,6 +104,9 @@ describe('the image build, run on plain node', () => {
     expect(files).toContain(path.join('cli', 'dist', 'index.js'));
     expect(files).toContain(path.join('apps', 'frappe', 'dist', 'desk', 'doctype', 'todo', 'todo.json'));
     expect(files).toContain(path.join('apps', 'frappe', 'dist', 'modules.txt'));
+    // The desk is there bundled by Vite (its TSX never transpiled as a server workspace).
+    expect(files).toContain(path.join('desk', 'dist', 'index.html'));
+    expect(files.filter((f) => f.startsWith(path.join('desk', 'dist')) && f.endsWith('.js'))).not.toEqual([]);
     expect(files.filter((f) => /\.[mc]?ts$/.test(f))).toEqual([]);
     expect(fs.existsSync(path.join(app, 'node_modules/tsx'))).toBe(false);
   });
@@ -137,6 +140,9 @@ describe('the image build, run on plain node', () => {
     expect(await rawRequest({ port, host, path: '/api/method/ping' })).toEqual({ status: 200, body: { message: 'pong' } });
     const todos = await rawRequest({ port, host, path: '/api/resource/ToDo', headers: { Authorization: `token ${api_key}:${api_secret}` } });
     expect(todos).toEqual({ status: 200, body: { data: [] } });
+    const desk = await rawRequest({ port, host, path: '/login' });
+    expect(desk.status).toBe(200);
+    expect(desk.body).toContain('<div id="root">');
 
     api.child.kill('SIGTERM');
     expect(await api.exited, api.output()).toBe(0);

@@ -131,6 +131,26 @@ describe('scripts/build.mjs', () => {
     expect(filesUnder(manifests)).toEqual(['app/package.json', 'package.json', 'packages/lib/package.json']);
   });
 
+  it('bundles a workspace with a vite.config.ts (a browser app) with Vite instead of transpiling it', async () => {
+    const root = fixture();
+    write(root, {
+      'package.json': JSON.stringify({ name: 'fixture', private: true, type: 'module', workspaces: ['packages/*', 'app', 'web'] }),
+      'web/package.json': JSON.stringify({ name: 'web', private: true, type: 'module' }),
+      'web/vite.config.ts': "export default { base: '/assets/web/', build: { assetsDir: '' } };\n",
+      'web/index.html': '<!doctype html><html><body><script type="module" src="/src/main.ts"></script></body></html>\n',
+      'web/src/main.ts': "const label: string = 'bundled by vite';\ndocument.body.append(label);\n",
+    });
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-build-out-'));
+    made.push(out);
+    expect((await build(root, '--out', out)).code).toBe(0);
+    const files = filesUnder(path.join(out, 'web/dist'));
+    expect(files).toContain('index.html');
+    const bundle = files.find((f) => /^main-[\w-]+\.js$/.test(f) || /^index-[\w-]+\.js$/.test(f));
+    expect(bundle).toBeDefined();
+    expect(fs.readFileSync(path.join(out, 'web/dist/index.html'), 'utf8')).toContain(`/assets/web/${bundle!}`);
+    expect(fs.readFileSync(path.join(out, 'web/dist', bundle!), 'utf8')).toContain('bundled by vite');
+  });
+
   it('refuses an export without the quire-dist condition, saying what to write', async () => {
     const root = fixture({ 'packages/lib/package.json': JSON.stringify({ name: 'lib', type: 'module', exports: { '.': './src/index.ts' } }) });
     const built = await build(root);
