@@ -16,6 +16,15 @@ describe('a ToDo through the desk', () => {
     await field(page, 'description').fill('Water the plants');
     await field(page, 'priority').selectOption('High');
     await field(page, 'date').fill('2026-03-01');
+    // A Link field searches with search_link as one types, and is chosen with the keyboard.
+    const searched = page.waitForResponse((r) => r.url().includes('search_link') && r.url().includes('txt=ada'));
+    await field(page, 'allocated_to').fill('ada');
+    await searched;
+    const option = page.getByRole('option', { name: /ada@example\.com/ });
+    await expect.poll(() => option.count()).toBe(1);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    expect(await field(page, 'allocated_to').inputValue()).toBe('ada@example.com');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'todo-new');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -23,7 +32,19 @@ describe('a ToDo through the desk', () => {
     const name = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
 
     const api = await tenant.call('GET', `/api/resource/ToDo/${name}`);
-    expect(api.body.data).toMatchObject({ description: 'Water the plants', priority: 'High', date: '2026-03-01', status: 'Open' });
+    expect(api.body.data).toMatchObject({
+      description: 'Water the plants',
+      priority: 'High',
+      date: '2026-03-01',
+      status: 'Open',
+      allocated_to: 'ada@example.com',
+    });
+    // The desk's session was given a CSRF token: its writes carry it, a write without it is refused.
+    const bare = await page.evaluate(async () => {
+      const res = await fetch('/api/resource/ToDo', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"description": "forged"}' });
+      return { status: res.status, body: (await res.json()) as unknown };
+    });
+    expect(bare).toMatchObject({ status: 400, body: { exc_type: 'CSRFTokenError' } });
     await tenant.call('POST', '/api/resource/ToDo', { json: { description: 'Another one', priority: 'Low' } });
 
     await page.goto(`${origin}/app/todo`);
@@ -74,7 +95,10 @@ describe('a ToDo through the desk', () => {
 
     // A Link to a user that does not exist: the server's message, next to the form.
     await field(page, 'allocated_to').fill('nobody@example.com');
+    await expect.poll(() => page.getByRole('listbox').count()).toBe(1);
     await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('listbox').count()).toBe(0);
+    expect(await field(page, 'allocated_to').inputValue()).toBe('nobody@example.com');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/nobody@example\.com/);
     await page.context().close();

@@ -24,6 +24,8 @@ interface Props {
 
 type Action = 'save' | 'submit' | 'cancel';
 
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+
 /**
  * A form generated from the DocType's meta: its sections and fields, child tables as grids, and
  * the actions the document's state and the user's rights allow (Save; Submit, Cancel, Amend for
@@ -191,6 +193,8 @@ export function FormView({ meta, name, initial }: Props) {
             {section.fields.map((field) => {
               const id = `field-${field.fieldname}`;
               if (field.fieldtype === 'Heading') return <h3 key={field.fieldname}>{labelOf(field)}</h3>;
+              // As in Frappe: a read-only field with nothing in it is left out.
+              if (field.read_only === 1 && isEmpty(doc[field.fieldname])) return null;
               if (isTable(field)) {
                 return (
                   <ChildTable

@@ -24,18 +24,20 @@ interface Props {
 /**
  * A Link field: an accessible combobox (React Aria) whose suggestions come from
  * frappe.desk.search.search_link as the user types (the call the SDK's useSearch makes, asked
- * only while the list is open). Free text stays
+ * only while the field has focus). Free text stays
  * allowed, as in Frappe: the server says whether the document exists when saving.
  */
 export function LinkInput({ id, fieldname, label, required, target, value, readOnly, onChange }: Props) {
-  const [open, setOpen] = useState(false);
+  const [focused, setFocused] = useState(false);
   const txt = useDebounced(value, 200);
-  // Only searched while the list is open: a form with many Link fields asks nothing on load.
-  const active = open && !readOnly && target !== undefined && target !== '';
+  // Only searched while the field has focus: a form with many Link fields asks nothing on load.
+  const active = focused && !readOnly && target !== undefined && target !== '';
   const search = useFrappeGetCall<{ message: SearchResult[] }>(
     'frappe.desk.search.search_link',
     { doctype: target, txt, page_length: 10 },
     active ? `search_link:${target}:${txt}` : null,
+    // The previous suggestions stay while the next are fetched, so the list does not blink empty.
+    { keepPreviousData: true },
   );
   const results = active ? (search.data?.message ?? []) : [];
 
@@ -46,7 +48,8 @@ export function LinkInput({ id, fieldname, label, required, target, value, readO
       inputValue={value}
       onInputChange={onChange}
       onChange={(key) => key !== null && onChange(String(key))}
-      onOpenChange={setOpen}
+      onFocusChange={setFocused}
+      allowsEmptyCollection
       allowsCustomValue
       menuTrigger="input"
       isReadOnly={readOnly}
