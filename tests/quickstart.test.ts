@@ -41,6 +41,11 @@ describe('npm start on the embedded database', () => {
       body: JSON.stringify({ description: 'kept across restarts' }),
     });
     expect(created.status).toBe(200);
+    // The desk is served with no step beyond npm install (its prepare script builds it).
+    expect(first.stdout()).toContain(`the desk: http://demo.localhost:${line.port}/login`);
+    const desk = await rawRequest({ port: line.port, host: `${line.host}:${line.port}`, path: '/login' });
+    expect(desk.status).toBe(200);
+    expect(desk.body).toContain('<div id="root">');
 
     // A second process on the same data folder is refused with a clear message.
     const second = spawnQuire(['serve'], env);

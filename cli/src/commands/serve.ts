@@ -48,6 +48,7 @@ async function banner(rt: Runtime): Promise<string[]> {
       lines.push(
         'Try it:',
         `  curl -H "Authorization: token ${demo.api_key}:${demo.api_secret}" http://${demo.tenant}.${config.platform.baseDomain}:${api.port}/api/resource/ToDo`,
+        `  the desk: http://${demo.tenant}.${config.platform.baseDomain}:${api.port}/login (Administrator, admin_password in demo-credentials.json beside the data)`,
       );
     }
   }
