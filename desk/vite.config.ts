@@ -4,7 +4,8 @@ import { defineConfig } from 'vite';
 /**
  * The desk's build: dist/index.html (served by the API at /login, /app and /app/…) and its hashed
  * bundles, served at /assets/desk/<file> with a year of caching (services/api/src/routes/desk.ts).
- * `npm run dev` proxies the API of a local `npm start` (the demo tenant).
+ * `npm run dev` serves the sources with hot reload, proxying /api to a local `npm start` (its demo
+ * tenant); sign in at http://localhost:5173/login.
  */
 export default defineConfig({
   plugins: [react()],
@@ -17,6 +18,7 @@ export default defineConfig({
     chunkSizeWarningLimit: 1500,
   },
   server: {
-    proxy: { '/api': { target: 'http://demo.localhost:8000', changeOrigin: true } },
+    // The SDK names the site after the page's host (localhost here): the demo tenant is meant.
+    proxy: { '/api': { target: 'http://127.0.0.1:8000', changeOrigin: true, headers: { 'X-Frappe-Site-Name': 'demo' } } },
   },
 });

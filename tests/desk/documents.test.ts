@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestTenant } from '../support/server';
 import { field, screenshots, seriousViolations, signedIn, startDesk, stopDesk, type DeskFixture } from './support';
 
 /** Runtime DocTypes in the desk: a submittable one through its states, one with a child table, permlevels. */
+
+// A browser test clicks through several pages: on a busy 2-core machine one can take longer than the suite's 30 s.
+vi.setConfig({ testTimeout: 90_000 });
 
 let f: DeskFixture;
 beforeAll(async () => {

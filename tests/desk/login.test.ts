@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, originOf } from '../oauth/support';
 import { PASSWORD, screenshots, seriousViolations, signedIn, startDesk, stopDesk, type DeskFixture } from './support';
 
 /** Signing in and out of the desk, and its home page, in a real Chromium. */
+
+// A browser test clicks through several pages: on a busy 2-core machine one can take longer than the suite's 30 s.
+vi.setConfig({ testTimeout: 90_000 });
 
 let f: DeskFixture;
 beforeAll(async () => {
@@ -32,6 +35,7 @@ describe('signing in', () => {
 
     // Keyboard only: the user field has focus, Tab moves on, Enter signs in.
     await page.reload();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('usr');
     await page.keyboard.type('bo@example.com');
     await page.keyboard.press('Tab');
     await page.keyboard.type(PASSWORD);

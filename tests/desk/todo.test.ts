@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { field, screenshots, seriousViolations, signedIn, startDesk, stopDesk, type DeskFixture } from './support';
 
 /** A ToDo made, found, edited and saved stale through the desk, checked through the API. */
+
+// A browser test clicks through several pages: on a busy 2-core machine one can take longer than the suite's 30 s.
+vi.setConfig({ testTimeout: 90_000 });
 
 let f: DeskFixture;
 beforeAll(async () => {
@@ -30,6 +33,7 @@ describe('a ToDo through the desk', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(/\/app\/todo\/(?!new)[^/]+$/);
     const name = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    await expect.poll(() => page.locator('.live').textContent()).toContain('Saved');
 
     const api = await tenant.call('GET', `/api/resource/ToDo/${name}`);
     expect(api.body.data).toMatchObject({

@@ -20,6 +20,8 @@ interface Props {
   name?: string | undefined;
   /** A new document's starting values (an amendment's copy). */
   initial?: DocValues | undefined;
+  /** A message to show first (a new document's "Saved", carried across the move to its own URL). */
+  initialNotice?: string | undefined;
 }
 
 type Action = 'save' | 'submit' | 'cancel';
@@ -32,7 +34,7 @@ const isEmpty = (value: unknown) => value === undefined || value === null || val
  * submittable DocTypes). Server messages are shown above the fields; a save of a document changed
  * meanwhile (TimestampMismatchError) offers to reload it.
  */
-export function FormView({ meta, name, initial }: Props) {
+export function FormView({ meta, name, initial, initialNotice }: Props) {
   const isNew = name === undefined;
   const navigate = useNavigate();
   const { childMeta } = useMeta(meta.name);
@@ -44,7 +46,7 @@ export function FormView({ meta, name, initial }: Props) {
   const [doc, setDoc] = useState<DocValues | undefined>(isNew ? { ...newDocValues(meta), ...initial } : undefined);
   const [dirty, setDirty] = useState(isNew);
   const [error, setError] = useState<unknown>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(initialNotice ?? null);
   const [busy, setBusy] = useState<Action | null>(null);
   const { createDoc } = useFrappeCreateDoc<DocValues>();
   const { updateDoc } = useFrappeUpdateDoc<DocValues>();
@@ -96,7 +98,7 @@ export function FormView({ meta, name, initial }: Props) {
       setDoc(saved);
       setDirty(false);
       setNotice(action === 'save' ? text.form.saved : action === 'submit' ? text.form.submitted : text.form.cancelled);
-      if (isNew) void navigate(formPath(meta.name, saved.name), { replace: true });
+      if (isNew) void navigate(formPath(meta.name, saved.name), { replace: true, state: { notice: text.form.saved } });
       else void loaded.mutate(saved, { revalidate: false });
     } catch (err) {
       setError(err);

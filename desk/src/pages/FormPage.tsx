@@ -18,7 +18,15 @@ export function FormPage() {
   if (metaError !== undefined) return <ErrorNotice error={metaError} />;
   if (!meta) return <Loading />;
   const isNew = rest === 'new';
-  const amend = (location.state as { amend?: DocValues } | null)?.amend;
+  const state = location.state as { amend?: DocValues; notice?: string } | null;
   // A new key per document: the form's state never carries over from one document to another.
-  return <FormView key={`${meta.name}/${rest}`} meta={meta} name={isNew ? undefined : rest} initial={isNew ? amend : undefined} />;
+  return (
+    <FormView
+      key={`${meta.name}/${rest}`}
+      meta={meta}
+      name={isNew ? undefined : rest}
+      initial={isNew ? state?.amend : undefined}
+      initialNotice={isNew ? undefined : state?.notice}
+    />
+  );
 }
