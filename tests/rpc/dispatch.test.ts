@@ -138,8 +138,10 @@ describe('legacy cmd RPC on /', () => {
     expect(res.body).toEqual({ message: 'hello json' });
   });
 
-  it('/ without cmd is a 404', async () => {
-    expect((await call(server.url, t.name, 'GET', '/', { auth: t.auth })).status).toBe(404);
+  it('/ without cmd runs no method: it is the desk, which sends a signed-in caller to /app', async () => {
+    const res = await fetch(new URL('/', server.url), { headers: { 'X-Frappe-Site-Name': t.name, Authorization: t.auth }, redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/app');
   });
 });
 

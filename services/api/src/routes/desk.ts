@@ -13,8 +13,12 @@ import express, { type Response, type Router } from 'express';
  * for a year. Mounted after the API's routes, so `/api/…` and the legacy `/?cmd=` win.
  */
 
-/** desk/dist beside this file's workspace: the same depth from src/routes/ and dist/routes/. */
-export const DESK_DIST = fileURLToPath(new URL('../../../../desk/dist/', import.meta.url));
+/**
+ * desk/dist beside this file's workspace: the same depth from src/routes/ and dist/routes/. Resolved
+ * from the file path, not `new URL(…, import.meta.url)`: under a DOM environment (the React SDK's
+ * jsdom tests) the global URL is the DOM's, which node:url's fileURLToPath refuses.
+ */
+export const DESK_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../desk/dist');
 
 const ASSETS_PATH = '/assets/desk';
 const PAGE_PATHS = ['/login', '/app', '/app/*rest'];
