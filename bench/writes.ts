@@ -45,9 +45,11 @@ async function main(): Promise<void> {
                  VALUES ($1, ${now}, ${now}, '${CLERK.email}', '${CLERK.email}', 0, 0, 'Open', $3, $2) ${returning}`,
     UPDATE_SQL: `UPDATE ${seeded.table} SET "description" = $2, "modified" = ${now}, "modified_by" = '${CLERK.email}' WHERE "name" = $1 ${returning}`,
   };
-  const bare = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { ...floorEnv, FLOOR: 'bare' });
-  const express = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { ...floorEnv, FLOOR: 'express' });
-  const quire = await startProcess(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0' });
+  // BENCH_PROFILE_DIR=<dir>: each side's V8 CPU profile of the whole run (node --cpu-prof), written on exit.
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const bare = await startProcess([...profile, '--import', 'tsx', 'bench/floor-server.ts'], { ...floorEnv, FLOOR: 'bare' });
+  const express = await startProcess([...profile, '--import', 'tsx', 'bench/floor-server.ts'], { ...floorEnv, FLOOR: 'express' });
+  const quire = await startProcess([...profile, 'bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0' });
   const json = { 'Content-Type': 'application/json' };
   const sides: Side[] = [
     { side: 'bare node:http + pg', server: bare, headers: json },

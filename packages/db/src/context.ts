@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Transaction } from './database';
-import { ident } from './sql';
 
 /**
  * The embedded driver's safety net: the transaction an async context is running in, so that a
@@ -24,29 +23,4 @@ export class AfterCommitQueue {
       }
     }
   }
-}
-
-/**
- * A transaction handle over one session: `query` runs in it, `transaction`/`savepoint` nest as
- * SAVEPOINTs, `exec` runs parameterless SQL (several statements at once).
- */
-export function transactionHandle(query: Transaction['query'], exec: (sql: string) => Promise<unknown>, afterCommit: AfterCommitQueue): Transaction {
-  let savepoints = 0;
-  const savepoint = async <S>(inner: (t: Transaction) => Promise<S>): Promise<S> => {
-    const sp = ident(`sp_${++savepoints}`);
-    await exec(`SAVEPOINT ${sp}`);
-    try {
-      const result = await inner(tx);
-      await exec(`RELEASE SAVEPOINT ${sp}`);
-      return result;
-    } catch (e) {
-      await exec(`ROLLBACK TO SAVEPOINT ${sp}`);
-      throw e;
-    }
-  };
-  const script = async (sql: string) => {
-    await exec(sql);
-  };
-  const tx: Transaction = { query, afterCommit: (f) => afterCommit.push(f), savepoint, transaction: savepoint, script };
-  return tx;
 }

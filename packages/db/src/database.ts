@@ -22,7 +22,25 @@ export interface Executor extends Queryable {
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
+/** A write whose result nobody reads, sent later with others (Transaction.defer). */
+export interface DeferredWrite {
+  text: string;
+  values: readonly unknown[];
+  /** The table written, unqualified, as Postgres names it in errors: a fused statement's error goes to its write. */
+  table: string;
+  /** The row written (any key unique per row, e.g. `<schema>.<table> <name>`): two writes to one row are never fused. */
+  row: string;
+  /** Turns this write's database error into the caller's (a duplicate name into DuplicateEntryError). */
+  mapError?: (e: unknown) => unknown;
+}
+
 export interface Transaction extends Executor {
+  /**
+   * Sends `write` just before the transaction's next statement or at commit, with the writes
+   * deferred next to it as one statement. Only for writes nothing reads back before commit; an
+   * error surfaces from whatever sends it (a later `query`, or the commit) as `mapError` maps it.
+   */
+  defer(write: DeferredWrite): void;
   /** Runs `fn` inside a SAVEPOINT; a throw rolls back to it and rethrows. Same as `transaction`. */
   savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs after a successful COMMIT of the outermost transaction (cache invalidation, wake-ups). */

@@ -1,4 +1,16 @@
-export type { Database, Executor, Queryable, QueryResult, QueryOptions, Row, Transaction, ListenHandlers, Unlisten, PoolStats } from './database';
+export type {
+  Database,
+  DeferredWrite,
+  Executor,
+  Queryable,
+  QueryResult,
+  QueryOptions,
+  Row,
+  Transaction,
+  ListenHandlers,
+  Unlisten,
+  PoolStats,
+} from './database';
 export { PgDatabase, type PgDatabaseOptions } from './pg-driver';
 export { PgliteDatabase } from './pglite-driver';
 export { ident, qualified, literal } from './sql';

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { AfterCommitQueue, transactionHandle } from './context';
+import { AfterCommitQueue } from './context';
+import { queryAround, type Around } from './pg-pipeline';
+import { TransactionHandle, type Session } from './transaction-handle';
 import type { Database, ListenHandlers, PoolStats, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
 import { ident, literal } from './sql';
 import { TYPE_PARSERS } from './types';
@@ -109,24 +111,38 @@ export class PgDatabase implements Database {
     }
   }
 
+  private async runAround<R>(
+    client: pg.PoolClient,
+    text: string,
+    values: readonly unknown[],
+    options: QueryOptions | undefined,
+    around: Around,
+  ): Promise<QueryResult<R>> {
+    const name = options?.prepare ? this.statementName(text) : undefined;
+    const res = await queryAround(client, { text, values: values as unknown[], ...(name ? { name } : {}) }, around);
+    return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+  }
+
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     const afterCommit = new AfterCommitQueue();
-    const tx = transactionHandle(
-      <R>(text: string, values: readonly unknown[] = [], options?: QueryOptions) => this.run<R>(client, text, values, options),
-      (sql) => client.query(sql),
-      afterCommit,
-    );
+    const session: Session = {
+      query: <R>(text: string, values: readonly unknown[], options?: QueryOptions) => this.run<R>(client, text, values, options),
+      exec: (sql) => client.query(sql),
+      queryAround: <R>(text: string, values: readonly unknown[], options: QueryOptions | undefined, around: Around) =>
+        this.runAround<R>(client, text, values, options, around),
+    };
+    // BEGIN rides on the first statement and COMMIT on the last; a write made only of deferred writes is one statement.
+    const tx = new TransactionHandle(session, afterCommit, { lazyBegin: true, fuse: true });
     let broken = false;
     try {
-      await client.query('BEGIN');
       const result = await fn(tx);
-      await client.query('COMMIT');
+      await tx.commit();
       afterCommit.run();
       return result;
     } catch (e) {
       try {
-        await client.query('ROLLBACK');
+        await tx.rollback();
       } catch {
         broken = true;
       }

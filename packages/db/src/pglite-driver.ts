@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite, type Transaction as PgliteTx } from '@electric-sql/pglite';
-import { AfterCommitQueue, currentTransaction, transactionHandle } from './context';
+import { AfterCommitQueue, currentTransaction } from './context';
+import { TransactionHandle, type Session } from './transaction-handle';
 import type { Database, ListenHandlers, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
 import { TYPE_PARSERS } from './types';
 
@@ -56,12 +57,14 @@ export class PgliteDatabase implements Database {
     return this.turn(async () => {
       const afterCommit = new AfterCommitQueue();
       const result = await this.pglite.transaction(async (ptx) => {
-        const tx = transactionHandle(
-          <R>(text: string, values: readonly unknown[] = []) => runQuery<R>(ptx, text, values),
-          (sql) => ptx.exec(sql),
-          afterCommit,
-        );
-        return currentTransaction.run(tx, () => fn(tx));
+        const session: Session = { query: <R>(text: string, values: readonly unknown[]) => runQuery<R>(ptx, text, values), exec: (sql) => ptx.exec(sql) };
+        // In process there is no round trip to save: deferred writes run one by one, each error its own.
+        const tx = new TransactionHandle(session, afterCommit, { lazyBegin: false, fuse: false });
+        return currentTransaction.run(tx, async () => {
+          const result = await fn(tx);
+          await tx.commit();
+          return result;
+        });
       });
       afterCommit.run();
       return result;

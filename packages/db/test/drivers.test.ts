@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { PgDatabase, PgliteDatabase, qualified, type Database } from '../src/index';
+import { PG, PgDatabase, PgliteDatabase, pgErrorInfo, qualified, type Database, type DeferredWrite, type Transaction } from '../src/index';
 
 /**
  * Both drivers behind the Database seam must behave the same: the same SQL, the same value shapes,
@@ -93,6 +93,134 @@ describe.each(drivers)('%s driver', (_kind, open) => {
     });
     const { rows } = await db.query<{ name: string }>(`SELECT name FROM ${t} WHERE name LIKE 's%' ORDER BY name`);
     expect(rows.map((r) => r.name)).toEqual(['s1', 's3']);
+  });
+
+  describe('deferred writes', () => {
+    const insert = (name: string, n: number): DeferredWrite => ({
+      text: `INSERT INTO ${t} (name, n) VALUES ($1, $2)`,
+      values: [name, n],
+      table: 'things',
+      row: name,
+      mapError: (e) => (pgErrorInfo(e)?.code === PG.uniqueViolation ? new Error(`duplicate ${name}`) : e),
+    });
+    const update = (name: string, n: number): DeferredWrite => ({
+      text: `UPDATE ${t} SET n = $2 WHERE name = $1`,
+      values: [name, n],
+      table: 'things',
+      row: name,
+    });
+    const values = async (...names: string[]) =>
+      (await db.query<{ name: string; n: number }>(`SELECT name, n FROM ${t} WHERE name = ANY($1::text[]) ORDER BY name`, [names])).rows;
+    const id = () => `d${randomBytes(4).toString('hex')}`;
+    /** A transaction that only defers `writes`. */
+    const deferring =
+      (...writes: DeferredWrite[]) =>
+      (tx: Transaction): Promise<void> => {
+        for (const w of writes) tx.defer(w);
+        return Promise.resolve();
+      };
+
+    it('commits writes made only of deferred ones, together', async () => {
+      const [a, b, c] = [id(), id(), id()];
+      await db.transaction(deferring(insert(a, 1), insert(b, 2), insert(c, 3)));
+      expect(await values(a, b, c)).toEqual([a, b, c].sort().map((name) => ({ name, n: { [a]: 1, [b]: 2, [c]: 3 }[name] })));
+    });
+
+    it('sends them before the next statement, which sees them', async () => {
+      const a = id();
+      const seen = await db.transaction(async (tx) => {
+        tx.defer(insert(a, 7));
+        return (await tx.query<{ n: number }>(`SELECT n FROM ${t} WHERE name = $1`, [a])).rows;
+      });
+      expect(seen).toEqual([{ n: 7 }]);
+    });
+
+    it('keeps the order of two writes to one row (never one statement)', async () => {
+      const a = id();
+      await db.transaction(deferring(insert(a, 1), update(a, 2)));
+      expect(await values(a)).toEqual([{ name: a, n: 2 }]);
+    });
+
+    it("a failing write fails the transaction with that write's own error, and nothing is written", async () => {
+      const [a, b, taken] = [id(), id(), id()];
+      await db.query(`INSERT INTO ${t} (name) VALUES ($1)`, [taken]);
+      // Only deferred writes (one statement, committed by itself), then after a statement (inside BEGIN).
+      await expect(db.transaction(deferring(insert(a, 1), insert(taken, 2), insert(b, 3)))).rejects.toThrow(`duplicate ${taken}`);
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query('SELECT 1');
+          tx.defer(insert(a, 1));
+          tx.defer(insert(taken, 2));
+        }),
+      ).rejects.toThrow(`duplicate ${taken}`);
+      expect(await values(a, b)).toEqual([]);
+    });
+
+    it('the first statement already runs inside the transaction (BEGIN goes with it)', async () => {
+      const [first, second] = await db.transaction(async (tx) => {
+        const a = await tx.query<{ t: string }>('SELECT now()::text AS t');
+        await new Promise((r) => setTimeout(r, 5));
+        const b = await tx.query<{ t: string }>('SELECT now()::text AS t');
+        return [a.rows[0]!.t, b.rows[0]!.t];
+      });
+      expect(second).toBe(first); // now() is the transaction's start
+    });
+
+    it('a read, then deferred writes committed with the last of them; a failure there commits nothing', async () => {
+      const [a, b, taken] = [id(), id(), id()];
+      await db.query(`INSERT INTO ${t} (name, n) VALUES ($1, 1)`, [a]);
+      await db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ n: number }>(`SELECT n FROM ${t} WHERE name = $1 FOR UPDATE`, [a]);
+        tx.defer(update(a, rows[0]!.n + 1));
+        tx.defer(insert(b, 1));
+      });
+      expect(await values(a, b)).toEqual([a, b].sort().map((name) => ({ name, n: name === a ? 2 : 1 })));
+      await db.query(`INSERT INTO ${t} (name) VALUES ($1)`, [taken]);
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query(`SELECT n FROM ${t} WHERE name = $1 FOR UPDATE`, [a]);
+          tx.defer(update(a, 10));
+          tx.defer(insert(taken, 1));
+        }),
+      ).rejects.toThrow(`duplicate ${taken}`);
+      expect((await values(a))[0]!.n).toBe(2);
+      // The session went back to the pool usable: the next transaction on it works.
+      await db.transaction(async (tx) => {
+        await tx.query(`UPDATE ${t} SET n = 3 WHERE name = $1`, [a]);
+      });
+      expect((await values(a))[0]!.n).toBe(3);
+    });
+
+    it('a failing first statement leaves nothing open', async () => {
+      await expect(db.transaction((tx) => tx.query('SELECT * FROM no_such_table'))).rejects.toThrow();
+      const { rows } = await db.query<{ n: number }>('SELECT 1 AS n');
+      expect(rows).toEqual([{ n: 1 }]);
+    });
+
+    it('drops what a failed savepoint deferred, keeps the rest', async () => {
+      const [a, b] = [id(), id()];
+      await db.transaction(async (tx) => {
+        tx.defer(insert(a, 1));
+        await tx
+          .savepoint((inner) => {
+            inner.defer(insert(b, 2));
+            return Promise.reject(new Error('no'));
+          })
+          .catch(() => undefined);
+      });
+      expect(await values(a, b)).toEqual([{ name: a, n: 1 }]);
+    });
+
+    it('sends nothing for a transaction that throws', async () => {
+      const a = id();
+      await expect(
+        db.transaction((tx) => {
+          tx.defer(insert(a, 1));
+          return Promise.reject(new Error('changed my mind'));
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect(await values(a)).toEqual([]);
+    });
   });
 
   it('delivers a NOTIFY sent inside a transaction only after it commits', async () => {

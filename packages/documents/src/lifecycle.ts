@@ -7,7 +7,7 @@ import type { DocContext, DocData, WriteFlags } from './context';
 import type { HookName } from './controllers';
 import { setNewName, validateName } from './naming';
 import { forgetPasswords, storePasswords } from './passwords';
-import { deleteChildren, deleteRow, insertRows, selectDoc, selectRow, storedName, updateRow, writeSingle } from './storage';
+import { deferInsert, deferUpdate, deleteChildren, deleteRow, insertRows, selectDoc, selectRow, storedName, updateRow, writeSingle } from './storage';
 import { checkLinks, checkMandatory, checkNoLinks, checkSetOnlyOnce, checkUpdateAfterSubmit, checkValues, refuseCancelledEdit } from './validation';
 import { applyInput, newDoc, parseDocstatus, prepareChildren } from './values';
 
@@ -142,8 +142,12 @@ async function insertIn(ctx: DocContext, tx: Transaction, meta: Meta, input: Doc
   prepareChildren(meta, doc, principal, now);
   await validate(w);
   await storePasswords(tx, ctx.tenant.schema, ctx.secrets, ctx.meta, meta, doc);
-  await insertRows(tx, meta, [doc]);
-  for (const f of meta.tableFields) await insertRows(tx, ctx.meta.require(f.options ?? ''), doc[f.fieldname] as DocData[]);
+  // Sent with the outbox rows the hooks below write, as one statement where nothing in between reads.
+  deferInsert(tx, meta, doc);
+  for (const f of meta.tableFields) {
+    const child = ctx.meta.require(f.options ?? '');
+    for (const row of doc[f.fieldname] as DocData[]) deferInsert(tx, child, row);
+  }
   await hook(w, 'after_insert');
   await runAfterSave(w, action);
   return doc;
@@ -228,7 +232,7 @@ async function saveIn(ctx: DocContext, tx: Transaction, meta: Meta, previous: Do
   if (action !== 'cancel') await validate(w);
   if (action === 'cancel') await checkNoLinks(tx, ctx.meta, meta, doc.name as string | number, 'cancel');
   await storePasswords(tx, ctx.tenant.schema, ctx.secrets, ctx.meta, meta, doc);
-  await updateRow(tx, meta, doc);
+  deferUpdate(tx, meta, doc);
   await syncChildren(w);
   await runAfterSave(w, action);
   return doc;

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { qualified, type Queryable } from '@quire/db';
 import { InvalidUUIDValue, NameError, ValidationError } from '@quire/errors';
 import { cstr, pyLen } from '@quire/frappe-compat';
 import { fieldLabel, nowDatetime, selectOptions, type Meta } from '@quire/meta';
 import type { DocData } from './context';
+import { fillRandom } from './random-pool';
 
 /**
  * Naming (frappe/model/naming.py): the name of a new document from its DocType's autoname rule.
@@ -16,14 +16,16 @@ const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
 export function hashName(): string {
   const ticks = Math.floor(Date.now() / 100) % 32768;
   let out = BASE32HEX.charAt((ticks >> 10) & 31) + BASE32HEX.charAt((ticks >> 5) & 31) + BASE32HEX.charAt(ticks & 31);
-  const bytes = randomBytes(7);
+  const bytes = new Uint8Array(7);
+  fillRandom(bytes, 7);
   for (const b of bytes) out += BASE32HEX.charAt(b & 31);
   return out;
 }
 
 /** A UUID version 7 (RFC 9562): 48-bit millisecond time, then random bits. */
 export function uuid7(): string {
-  const bytes = randomBytes(16);
+  const bytes = Buffer.allocUnsafe(16);
+  fillRandom(bytes, 16);
   let ms = Date.now();
   for (let i = 5; i >= 0; i--) {
     bytes[i] = ms & 0xff;

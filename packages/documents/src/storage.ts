@@ -1,4 +1,4 @@
-import { PG, pgErrorInfo, qualified, type Queryable } from '@quire/db';
+import { PG, pgErrorInfo, qualified, type Queryable, type Transaction } from '@quire/db';
 import { DuplicateEntryError, UniqueValidationError, ValidationError } from '@quire/errors';
 import { cstr } from '@quire/frappe-compat';
 import { fieldLabel, type Meta, type TenantMeta } from '@quire/meta';
@@ -83,9 +83,34 @@ function columnValues(meta: Meta, row: DocData): unknown[] {
   });
 }
 
+/** One row's INSERT and its UPDATE by name, per Meta: a write reuses the same text (and prepared statement). */
+const rowWrites = new WeakMap<Meta, { insert: string; update: string; updated: Meta['columns'] }>();
+
+function rowWrite(meta: Meta): { insert: string; update: string; updated: Meta['columns'] } {
+  let texts = rowWrites.get(meta);
+  if (texts === undefined) {
+    const updated = meta.columns.filter((c) => c.name !== 'name');
+    texts = {
+      insert: `INSERT INTO ${meta.table} (${selectList(meta)}) VALUES (${meta.columns.map((c, j) => `$${j + 1}${castOf(c.kind)}`).join(', ')})`,
+      update: `UPDATE ${meta.table} SET ${updated.map((c, i) => `${c.sql} = $${i + 1}${castOf(c.kind)}`).join(', ')} WHERE "name" = $${updated.length + 1}`,
+      updated,
+    };
+    rowWrites.set(meta, texts);
+  }
+  return texts;
+}
+
 export async function insertRows(q: Queryable, meta: Meta, rows: DocData[]): Promise<void> {
   if (rows.length === 0) return;
-  const cols = selectList(meta);
+  if (rows.length === 1) {
+    const [row] = rows as [DocData];
+    try {
+      await q.query(rowWrite(meta).insert, columnValues(meta, row), { prepare: true });
+    } catch (e) {
+      throw mapWriteError(e, meta, row);
+    }
+    return;
+  }
   const width = meta.columns.length;
   const values: unknown[] = [];
   const tuples = rows.map((row, i) => {
@@ -93,25 +118,50 @@ export async function insertRows(q: Queryable, meta: Meta, rows: DocData[]): Pro
     return `(${meta.columns.map((c, j) => `$${i * width + j + 1}${castOf(c.kind)}`).join(', ')})`;
   });
   try {
-    await q.query(`INSERT INTO ${meta.table} (${cols}) VALUES ${tuples.join(', ')}`, values, { prepare: rows.length === 1 });
+    await q.query(`INSERT INTO ${meta.table} (${selectList(meta)}) VALUES ${tuples.join(', ')}`, values);
   } catch (e) {
-    throw mapWriteError(e, meta, rows.length === 1 ? rows[0] : undefined);
+    throw mapWriteError(e, meta, undefined);
   }
 }
 
 export async function updateRow(q: Queryable, meta: Meta, row: DocData): Promise<void> {
-  const set = meta.columns.filter((c) => c.name !== 'name');
-  const values = set.map((c) => (row[c.name] === undefined ? null : row[c.name]));
-  values.push(row.name);
   try {
-    await q.query(
-      `UPDATE ${meta.table} SET ${set.map((c, i) => `${c.sql} = $${i + 1}${castOf(c.kind)}`).join(', ')} WHERE "name" = $${set.length + 1}`,
-      values,
-      { prepare: true },
-    );
+    await q.query(rowWrite(meta).update, updateValues(meta, row), { prepare: true });
   } catch (e) {
     throw mapWriteError(e, meta, row);
   }
+}
+
+function updateValues(meta: Meta, row: DocData): unknown[] {
+  const values = rowWrite(meta).updated.map((c) => (row[c.name] === undefined ? null : row[c.name]));
+  values.push(row.name);
+  return values;
+}
+
+/**
+ * A new row, written with the transaction's next statement or its commit (Transaction.defer): the
+ * lifecycle's last writes, which nothing reads back before commit. A duplicate name still fails as
+ * DuplicateEntryError, from the statement that sends it.
+ */
+export function deferInsert(tx: Transaction, meta: Meta, row: DocData): void {
+  tx.defer({
+    text: rowWrite(meta).insert,
+    values: columnValues(meta, row),
+    table: meta.tableName,
+    row: `${meta.table} ${String(row.name)}`,
+    mapError: (e) => mapWriteError(e, meta, row),
+  });
+}
+
+/** A row's new values, deferred as deferInsert is. */
+export function deferUpdate(tx: Transaction, meta: Meta, row: DocData): void {
+  tx.defer({
+    text: rowWrite(meta).update,
+    values: updateValues(meta, row),
+    table: meta.tableName,
+    row: `${meta.table} ${String(row.name)}`,
+    mapError: (e) => mapWriteError(e, meta, row),
+  });
 }
 
 /**

@@ -84,6 +84,7 @@ function recording(tx: Transaction, sink: string[]): Transaction {
     transaction: (fn) => tx.transaction((inner) => fn(recording(inner, sink))),
     savepoint: (fn) => tx.savepoint((inner) => fn(recording(inner, sink))),
     afterCommit: (fn) => tx.afterCommit(fn),
+    defer: (write) => tx.defer(write),
     script: (sql) => {
       sink.push(sql);
       return tx.script(sql);

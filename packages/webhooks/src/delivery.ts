@@ -140,7 +140,8 @@ export async function attemptDelivery(deps: DeliveryDeps, states: WebhookStates,
     const result: AttemptResult = { status: 'cancelled', error: 'tenant not found' };
     return { ...base, ctx, outcome: 'cancelled', result, log: undefined, at: now(), durationMs: 0 };
   }
-  const state = await states.get(ctx, e.webhook);
+  // Clocks of this process and the database's may differ a little: a second's margin.
+  const state = await states.get(ctx, e.webhook, utcMillis(e.created_at) + 1000);
   if (!state?.enabled) {
     const error = state ? 'The webhook is disabled' : 'The webhook no longer exists';
     const verdict: Judgement = { outcome: 'cancelled', attempt: { status: 'cancelled', error }, logOutcome: 'Failed', error };

@@ -1,4 +1,4 @@
-import type { Queryable } from '@quire/db';
+import type { Queryable, Transaction } from '@quire/db';
 
 /**
  * The outbox table (`quire.webhook_events`): one row per webhook event, written in the same
@@ -42,27 +42,31 @@ export interface NewEvent {
   error?: string;
 }
 
-export async function insertEvent(q: Queryable, e: NewEvent): Promise<void> {
-  await q.query(
-    `INSERT INTO quire.webhook_events ("id", "tenant", "webhook", "event", "reference_doctype", "reference_name", "user", "url", "method", "headers", "body", "timeout_ms", "status", "last_error")
-     VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14)`,
-    [
-      e.id,
-      e.tenant,
-      e.webhook,
-      e.event,
-      e.referenceDoctype,
-      e.referenceName,
-      e.user,
-      e.url,
-      e.method,
-      JSON.stringify(e.headers),
-      e.body,
-      e.timeoutMs,
-      e.error ? 'failed' : 'pending',
-      e.error ?? null,
-    ],
-  );
+const INSERT_EVENT = `INSERT INTO quire.webhook_events ("id", "tenant", "webhook", "event", "reference_doctype", "reference_name", "user", "url", "method", "headers", "body", "timeout_ms", "status", "last_error")
+     VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14)`;
+
+function eventValues(e: NewEvent): unknown[] {
+  return [
+    e.id,
+    e.tenant,
+    e.webhook,
+    e.event,
+    e.referenceDoctype,
+    e.referenceName,
+    e.user,
+    e.url,
+    e.method,
+    JSON.stringify(e.headers),
+    e.body,
+    e.timeoutMs,
+    e.error ? 'failed' : 'pending',
+    e.error ?? null,
+  ];
+}
+
+/** The event written with the change's own last statement (Transaction.defer): it commits with the change or not at all. */
+export function deferEvent(tx: Transaction, e: NewEvent): void {
+  tx.defer({ text: INSERT_EVENT, values: eventValues(e), table: 'webhook_events', row: `quire.webhook_events ${e.id}` });
 }
 
 /** Replaces the request of an event written earlier in the same transaction; false when it is gone. */

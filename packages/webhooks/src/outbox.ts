@@ -3,7 +3,7 @@ import type { TenantMeta } from '@quire/meta';
 import { pythonJsonDumps } from '@quire/frappe-compat';
 import { serializeDoc, uuid7, type DocController, type HookArgs } from '@quire/documents';
 import { compileCondition } from './condition';
-import { insertEvent, replaceEvent, type NewEvent } from './events';
+import { deferEvent, replaceEvent, type NewEvent } from './events';
 import { renderTemplate } from './template';
 
 /**
@@ -171,7 +171,7 @@ async function capture(args: HookArgs, event: WebhookEvent): Promise<void> {
       ...(error ? { error } : {}),
     };
     if (memo.events.has(key) && (await replaceEvent(tx, event_))) continue;
-    await insertEvent(tx, event_);
+    deferEvent(tx, event_);
     memo.events.set(key, event_.id);
     if (!error) memo.committed.push(event_.id);
   }

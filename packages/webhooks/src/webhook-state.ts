@@ -18,7 +18,11 @@ export interface WebhookState {
 
 interface Entry {
   at: number;
+  /** Date.now() when it was read: a "not enabled" older than the event it judges is read again. */
+  readAt: number;
   state: Promise<WebhookState | undefined>;
+  /** Set by a 410: final, never read again. */
+  final?: boolean;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -34,15 +38,23 @@ export class WebhookStates {
     return entries;
   }
 
-  /** The webhook's state, or undefined when it no longer exists. */
-  get(ctx: DocContext, name: string): Promise<WebhookState | undefined> {
+  /**
+   * The webhook's state, or undefined when it no longer exists. A cached answer that would cancel
+   * an event ("disabled", "gone") is only taken when it was read at or after `notBefore` (ms since
+   * the epoch: the event's creation): an event written just after its webhook was enabled again is
+   * never cancelled by a state read just before.
+   */
+  async get(ctx: DocContext, name: string, notBefore = 0): Promise<WebhookState | undefined> {
     const entries = this.entries(ctx.meta);
     const now = performance.now();
     const hit = entries.get(name);
-    if (hit && now - hit.at < this.ttlMs) return hit.state;
+    if (hit && now - hit.at < this.ttlMs) {
+      const state = await hit.state;
+      if (state?.enabled || hit.final || hit.readAt >= notBefore) return state;
+    }
     if (entries.size >= MAX_ENTRIES) prune(entries, now - this.ttlMs);
     const state = load(ctx, name);
-    const entry: Entry = { at: now, state };
+    const entry: Entry = { at: now, readAt: Date.now(), state };
     entries.set(name, entry);
     // A failed read is not kept: the next event reads again.
     state.catch(() => {
@@ -53,7 +65,7 @@ export class WebhookStates {
 
   /** The receiver answered 410: this process sends nothing more for the webhook (the outcome's write disables its row). */
   disable(ctx: DocContext, name: string): void {
-    this.entries(ctx.meta).set(name, { at: performance.now(), state: Promise.resolve({ enabled: false, secret: undefined }) });
+    this.entries(ctx.meta).set(name, { at: performance.now(), readAt: Date.now(), state: Promise.resolve({ enabled: false, secret: undefined }), final: true });
   }
 }
 

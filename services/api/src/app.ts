@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { PlatformConfig } from '@quire/config';
 import type { ApiConfig } from './config';
 import { formDict } from './http/form-dict';
+import { parseSize } from './http/json-body';
 import { cors } from './middleware/cors';
 import { csrf } from './middleware/csrf';
 import { authenticate } from './middleware/authenticate';
@@ -47,12 +48,12 @@ export const API_ROUTES: readonly string[] = [
 /**
  * The API service's request listener: request id -> tenant -> body -> caller -> route, and one
  * error handler that renders Frappe's envelope. Routes are generic; none exists per DocType. The
- * express app serves every route; the two reads clients repeat most are dispatched before its
+ * express app serves every route; the reads and writes clients repeat most are dispatched before its
  * router (dispatch.ts), through the same middlewares and handlers.
  */
 export function createApiListener(options: ApiAppOptions): RequestListener {
   const { app, hot, onError } = createApiApp(options);
-  return dispatcher(app, hot, onError);
+  return dispatcher(app, hot, onError, parseSize(options.config.maxBodySize));
 }
 
 function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions): { app: Express; hot: HotRoute[]; onError: ErrorRequestHandler } {
@@ -92,7 +93,7 @@ function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions):
   });
   const onError = errorHandler({ production: config.production, logger });
   app.use(onError);
-  // A bodiless GET: the body parsers and the files router have nothing to do.
+  // The files router has nothing to do with these; the dispatcher reads their JSON bodies itself.
   const hot = hotResourceRoutes(methods, [requestId, tenant, cors, caller, csrf]);
   return { app, hot, onError };
 }

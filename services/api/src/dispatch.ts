@@ -3,10 +3,12 @@ import querystring from 'node:querystring';
 import { DoesNotExistError } from '@quire/errors';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import FindMyWay from 'find-my-way';
+import { isPlainJsonBody, readJsonBody } from './http/json-body';
 
 /** A route answered before express' router: its middlewares and handler, the same functions the express app mounts. */
 export interface HotRoute {
-  method: 'GET';
+  /** GET routes take requests without a body; POST and PUT a plain JSON one (json-body.ts), read before the chain. */
+  method: 'GET' | 'POST' | 'PUT';
   /** find-my-way paths, e.g. `/api/resource/:doctype`; `*` is the rest of the path. */
   paths: readonly string[];
   /** express' `req.params` for the matched path (raw, before the query), its segments decoded as express' router decodes them. */
@@ -20,13 +22,13 @@ export interface HotRoute {
 type Matched = { route: HotRoute; path: string };
 
 /**
- * The API's front door. The reads clients repeat most (a document, a list) are matched by
- * find-my-way and run straight through their middlewares and handler; everything else is the
- * express app's. Both paths run the same functions: what this skips is express' per-request
+ * The API's front door. The requests clients repeat most (read a document or a list, create or
+ * update a document with a JSON body) are matched by find-my-way and run straight through their
+ * middlewares and handler; everything else is the express app's. Both paths run the same functions: what this skips is express' per-request
  * prototype swap (see adopt), its router walking every layer and wrapping `next` per layer, and
  * its final handler. Together they cost more than the read itself (npm run bench -- reads).
  */
-export function dispatcher(app: Express, routes: readonly HotRoute[], onError: ErrorRequestHandler): RequestListener {
+export function dispatcher(app: Express, routes: readonly HotRoute[], onError: ErrorRequestHandler, bodyLimit: number): RequestListener {
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
   for (const route of routes) {
     for (const path of route.paths) router.on(route.method, path, () => undefined, { route });
@@ -50,7 +52,14 @@ export function dispatcher(app: Express, routes: readonly HotRoute[], onError: E
       return;
     }
     request.params = params as Request['params'];
-    runChain(matched.route, request, response, fail);
+    if (matched.route.method === 'GET') {
+      runChain(matched.route, request, response, fail);
+      return;
+    }
+    readJsonBody(req, bodyLimit).then((body) => {
+      request.body = body;
+      runChain(matched.route, request, response, fail);
+    }, fail);
   };
 }
 
@@ -109,10 +118,15 @@ function hostnameOf(req: IncomingMessage, proxied: boolean): string | undefined 
 
 function match(router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, req: IncomingMessage): Matched | undefined {
   const method = req.method;
-  if (method !== 'GET') return undefined;
-  // A body (rare on GET) goes through express' parsers.
-  if ((req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined)
+  if (method === 'GET') {
+    // A body (rare on GET) goes through express' parsers.
+    if ((req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined)
+      return undefined;
+  } else if (method === 'POST' || method === 'PUT') {
+    if (!isPlainJsonBody(req)) return undefined;
+  } else {
     return undefined;
+  }
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);

@@ -1,11 +1,12 @@
 import { ValidationError } from '@quire/errors';
 import { decodeJsonArg, mergeFormFields } from '@quire/frappe-compat';
 import type { Request } from 'express';
+import { mediaTypeOf } from './json-body';
 
 export type FormDict = Record<string, unknown>;
 
 function hasJsonBody(req: Request): boolean {
-  return req.body !== undefined && typeof req.is('application/json') === 'string';
+  return req.body !== undefined && mediaTypeOf(req) === 'application/json';
 }
 
 /**

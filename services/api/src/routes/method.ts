@@ -5,6 +5,7 @@ import { clearCookie, setCookie } from '@quire/http';
 import { GUEST, isScopeRestricted } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
+import { mediaTypeOf } from '../http/json-body';
 import { sendJson } from '../http/respond';
 import { sessionId } from '../middleware/authenticate';
 
@@ -46,7 +47,7 @@ export function methodArgs(req: Request): MethodArgs {
   const body: unknown = req.body;
   if (Array.isArray(body)) args.data = body;
   else if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) mergeFormFields(args, body as Record<string, unknown>, { keepRepeated: true });
-  else if (body !== undefined && typeof req.is('application/json') === 'string') {
+  else if (body !== undefined && mediaTypeOf(req) === 'application/json') {
     throw new ValidationError('Invalid request arguments', { title: 'Invalid Request' });
   }
   return Object.fromEntries(Object.entries(args).filter(([key]) => !DROPPED.has(key)));

@@ -3,6 +3,7 @@ import { docMethodOf } from '@quire/apps';
 import { DoesNotExistError, MethodNotAllowed, PermissionError, ValidationError } from '@quire/errors';
 import { hasPermission, permittedLevels } from '@quire/permissions';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { HotRoute } from '../dispatch';
 import { z } from 'zod';
 import { formDict, requestDocument, type FormDict } from '../http/form-dict';
@@ -32,8 +33,8 @@ function docName(req: Request): { doctype: string; name: string } {
   return { doctype, name: name.join('/') };
 }
 
-/** The two reads, as handlers both the express router and the hot routes (dispatch.ts) run. */
-function readHandlers(deps: MethodDependencies) {
+/** Reads, creates and updates, as handlers both the express router and the hot routes (dispatch.ts) run. */
+function documentHandlers(deps: MethodDependencies) {
   const { platform, settings } = deps;
   const context = (res: Response) => platform.context(res.locals.tenant, res.locals.principal);
 
@@ -62,6 +63,21 @@ function readHandlers(deps: MethodDependencies) {
       const ctx = await context(res);
       await respondDoc(res, doctype, await getDoc(ctx, doctype, name), ctx);
     },
+    create: async (req: Request, res: Response): Promise<void> => {
+      const doctype = doctypeOf(req);
+      const ctx = await context(res);
+      const input = requestDocument(req, formDict(req));
+      delete input.doctype;
+      await respondDoc(res, doctype, await insertDoc(ctx, doctype, input), ctx);
+    },
+    update: async (req: Request, res: Response): Promise<void> => {
+      const { doctype, name } = docName(req);
+      const ctx = await context(res);
+      const patch = requestDocument(req, formDict(req));
+      delete patch.flags;
+      delete patch.doctype;
+      await respondDoc(res, doctype, await updateDoc(ctx, doctype, name, patch), ctx);
+    },
   };
 }
 
@@ -76,50 +92,31 @@ function resourceParams(path: string): Record<string, unknown> {
 }
 
 /**
- * GET a list and GET a document, answered before express' router (dispatch.ts) with the app's own
- * middlewares; a request with `run_method` (a document method) is left to the express router.
+ * GET a list and a document, POST a document and PUT one, answered before express' router
+ * (dispatch.ts) with the app's own middlewares; a request with `run_method` (a document method) is
+ * left to the express router, as are bodies other than plain JSON.
  */
 export function hotResourceRoutes(deps: MethodDependencies, middlewares: readonly RequestHandler[]): HotRoute[] {
-  const { list, read } = readHandlers(deps);
+  const { list, read, create, update } = documentHandlers(deps);
+  const collection = RESOURCE_PREFIXES.map((p) => `${p}:doctype`);
+  const document = RESOURCE_PREFIXES.map((p) => `${p}:doctype/*`);
+  const docMethod = (req: IncomingMessage) => (req.url ?? '').includes('run_method');
   return [
-    { method: 'GET', paths: RESOURCE_PREFIXES.map((p) => `${p}:doctype`), params: resourceParams, middlewares, handler: list },
-    {
-      method: 'GET',
-      paths: RESOURCE_PREFIXES.map((p) => `${p}:doctype/*`),
-      params: resourceParams,
-      declines: (req) => (req.url ?? '').includes('run_method'),
-      middlewares,
-      handler: read,
-    },
+    { method: 'GET', paths: collection, params: resourceParams, middlewares, handler: list },
+    { method: 'GET', paths: document, params: resourceParams, declines: docMethod, middlewares, handler: read },
+    { method: 'POST', paths: collection, params: resourceParams, middlewares, handler: create },
+    { method: 'PUT', paths: document, params: resourceParams, declines: docMethod, middlewares, handler: update },
   ];
 }
 
 export function resourceRouter(deps: MethodDependencies): Router {
   const router = Router({ strict: false });
-  const { context, respondDoc, list, read } = readHandlers(deps);
+  const { context, list, read, create, update } = documentHandlers(deps);
 
   router.get('/:doctype', list);
-
-  router.post('/:doctype', async (req, res) => {
-    const doctype = doctypeOf(req);
-    const ctx = await context(res);
-    const input = requestDocument(req, formDict(req));
-    delete input.doctype;
-    const doc = await insertDoc(ctx, doctype, input);
-    await respondDoc(res, doctype, doc);
-  });
-
+  router.post('/:doctype', create);
   router.get('/:doctype/*name', read);
-
-  router.put('/:doctype/*name', async (req, res) => {
-    const { doctype, name } = docName(req);
-    const ctx = await context(res);
-    const patch = requestDocument(req, formDict(req));
-    delete patch.flags;
-    delete patch.doctype;
-    const doc = await updateDoc(ctx, doctype, name, patch);
-    await respondDoc(res, doctype, doc);
-  });
+  router.put('/:doctype/*name', update);
 
   router.delete('/:doctype/*name', async (req, res) => {
     const { doctype, name } = docName(req);
