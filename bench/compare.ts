@@ -41,7 +41,10 @@ interface Row {
  */
 export async function compareSides(c: Comparison): Promise<void> {
   const results: Row[] = [];
-  for (const [request, spec] of Object.entries(c.requests)) {
+  // BENCH_ONLY=<request>[,<request>]: measure only these (e.g. while profiling one of them).
+  const only = process.env.BENCH_ONLY?.split(',');
+  const requests = Object.entries(c.requests).filter(([request]) => !only || only.includes(request));
+  for (const [request, spec] of requests) {
     const load = (s: Side, seconds: number) =>
       measure({ origin: `http://127.0.0.1:${s.server.port}`, ...spec, headers: s.headers, seconds, connections: c.connections });
     for (const s of c.sides) await load(s, 3);
@@ -56,7 +59,7 @@ export async function compareSides(c: Comparison): Promise<void> {
   }
   console.table(results.map((r) => ({ ...r, rps: Math.round(r.rps), p50: r.p50.toFixed(2), p99: r.p99.toFixed(2) })));
   const summary: Record<string, unknown> = { generator: loadGenerator(), connections: c.connections, seconds: c.seconds, rounds: c.rounds, ...c.about };
-  for (const request of Object.keys(c.requests)) {
+  for (const [request] of requests) {
     const avg = (side: string, key: 'rps' | 'p50' | 'p99' | 'cpu_us') => {
       const rows = results.filter((r) => r.request === request && r.side === side);
       return rows.reduce((sum, r) => sum + r[key], 0) / rows.length;

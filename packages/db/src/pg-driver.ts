@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AfterCommitQueue } from './context';
-import { queryAround, type Around } from './pg-pipeline';
+import { runStatement, type Around } from './pg-query';
 import { TransactionHandle, type Session } from './transaction-handle';
 import type { Database, ListenHandlers, PoolStats, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
 import { ident, literal } from './sql';
@@ -45,8 +45,6 @@ function sessionSettings(options: PgDatabaseOptions): string[] {
 /** Server-side prepared statements are kept for at most this many distinct texts per process. */
 const MAX_PREPARED = 500;
 
-type PgQueryable = pg.Pool | pg.PoolClient;
-
 export class PgDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly supportsAdvisoryLocks = true;
@@ -82,7 +80,7 @@ export class PgDatabase implements Database {
   }
 
   query<R>(text: string, values: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<R>> {
-    return this.run<R>(this.pool, text, values, options);
+    return this.run<R>(text, values, options);
   }
 
   private statementName(text: string): string | undefined {
@@ -95,42 +93,53 @@ export class PgDatabase implements Database {
     return name;
   }
 
-  private async run<R>(target: PgQueryable, text: string, values: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
+  /** A statement on a connection of the pool's own, lent for it alone. */
+  private async run<R>(text: string, values: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await this.runOn<R>(client, text, values, options, undefined, true);
+    } catch (e) {
+      // An error the server answered leaves the connection usable; any other (a lost socket) does not.
+      if (!pgErrorInfo(e)) broken = e instanceof Error ? e : new Error(String(e));
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async runOn<R>(
+    client: pg.PoolClient,
+    text: string,
+    values: readonly unknown[],
+    options: QueryOptions | undefined,
+    around: Around | undefined,
+    retryable: boolean,
+  ): Promise<QueryResult<R>> {
     const name = options?.prepare ? this.statementName(text) : undefined;
     try {
-      const res = await target.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
+      const res = await runStatement(client, text, values as unknown[], name, around);
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     } catch (e) {
-      // A prepared plan whose result shape changed under a DDL change: retry once unprepared.
-      if (name && pgErrorInfo(e)?.code === PG.cachedPlanChanged && target === this.pool) {
+      // A prepared plan whose result shape changed under a DDL change: retry once unprepared
+      // (outside a transaction only: inside one, the failed statement aborted it).
+      if (name && retryable && pgErrorInfo(e)?.code === PG.cachedPlanChanged) {
         this.prepared.delete(text);
-        const res = await target.query({ text, values: values as unknown[] });
+        const res = await runStatement(client, text, values as unknown[], undefined);
         return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
       }
       throw e;
     }
   }
 
-  private async runAround<R>(
-    client: pg.PoolClient,
-    text: string,
-    values: readonly unknown[],
-    options: QueryOptions | undefined,
-    around: Around,
-  ): Promise<QueryResult<R>> {
-    const name = options?.prepare ? this.statementName(text) : undefined;
-    const res = await queryAround(client, { text, values: values as unknown[], ...(name ? { name } : {}) }, around);
-    return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
-  }
-
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     const afterCommit = new AfterCommitQueue();
     const session: Session = {
-      query: <R>(text: string, values: readonly unknown[], options?: QueryOptions) => this.run<R>(client, text, values, options),
+      query: <R>(text: string, values: readonly unknown[], options?: QueryOptions) => this.runOn<R>(client, text, values, options, undefined, false),
       exec: (sql) => client.query(sql),
       queryAround: <R>(text: string, values: readonly unknown[], options: QueryOptions | undefined, around: Around) =>
-        this.runAround<R>(client, text, values, options, around),
+        this.runOn<R>(client, text, values, options, around, false),
     };
     // BEGIN rides on the first statement and COMMIT on the last; a write made only of deferred writes is one statement.
     const tx = new TransactionHandle(session, afterCommit, { lazyBegin: true, fuse: true });

@@ -9,7 +9,7 @@ export interface Session {
   /** Parameterless SQL, possibly several `;`-separated statements. */
   exec(sql: string): Promise<unknown>;
   /**
-   * `query` with BEGIN before it and/or COMMIT after it in the same round trip (pg-pipeline.ts),
+   * `query` with BEGIN before it and/or COMMIT after it in the same round trip (pg-query.ts),
    * when the driver can; without it they are statements of their own.
    */
   queryAround?<R>(

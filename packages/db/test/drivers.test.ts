@@ -49,6 +49,30 @@ describe.each(drivers)('%s driver', (_kind, open) => {
     expect(whole.rows[0]!.ts).toBe('2024-01-01 00:00:00');
   });
 
+  it('a prepared statement run again and again keeps its values’ shapes, in and out of transactions, with rows or without', async () => {
+    const name = `p${randomBytes(4).toString('hex')}`;
+    const row = { name, n: 7, amount: 1.25, d: '2024-03-01', ts: '2024-03-01 10:11:12.000001', tm: '08:09:10', j: '{"a":1}', b: 1 };
+    const select = `SELECT * FROM ${t} WHERE name = $1`;
+    const insert = `INSERT INTO ${t} VALUES ($1, $2, $3, $4::date, $5::timestamp, $6::time, $7::json, $8)`;
+    // More runs than the pool has connections, so each connection runs it more than once.
+    expect((await db.query(select, [name], { prepare: true })).rows).toEqual([]);
+    await db.query(insert, Object.values(row), { prepare: true });
+    for (let i = 0; i < 10; i++) expect((await db.query(select, [name], { prepare: true })).rows).toEqual([row]);
+    for (let i = 0; i < 10; i++) {
+      const seen = await db.transaction(async (tx) => {
+        // The first statement carries BEGIN; the second is inside the open transaction.
+        const first = await tx.query(select, [name], { prepare: true });
+        const none = await tx.query(select, [`${name}-none`], { prepare: true });
+        const update = await tx.query(`UPDATE ${t} SET n = $2 WHERE name = $1`, [name, 7 + i], { prepare: true });
+        const second = await tx.query(select, [name], { prepare: true });
+        return { first: first.rows, none: none.rows, updated: update.rowCount, second: second.rows };
+      });
+      expect(seen).toEqual({ first: [{ ...row, n: 7 + Math.max(0, i - 1) }], none: [], updated: 1, second: [{ ...row, n: 7 + i }] });
+    }
+    const counted = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${t} WHERE name = $1`, [name], { prepare: true });
+    expect(counted.rows).toEqual([{ count: 1 }]);
+  });
+
   it('binds arrays as Postgres arrays', async () => {
     const { rows } = await db.query<{ hit: boolean }>(`SELECT 'b' = ANY($1::text[]) AS hit`, [['a', 'b']]);
     expect(rows[0]!.hit).toBe(true);

@@ -9,7 +9,7 @@ import { setNewName, validateName } from './naming';
 import { forgetPasswords, storePasswords } from './passwords';
 import { deferInsert, deferUpdate, deleteChildren, deleteRow, insertRows, selectDoc, selectRow, storedName, updateRow, writeSingle } from './storage';
 import { checkLinks, checkMandatory, checkNoLinks, checkSetOnlyOnce, checkUpdateAfterSubmit, checkValues, refuseCancelledEdit } from './validation';
-import { applyInput, newDoc, parseDocstatus, prepareChildren } from './values';
+import { applyInput, copyDoc, newDoc, parseDocstatus, prepareChildren } from './values';
 
 /**
  * The document lifecycle (frappe/model/document.py): insert, save with docstatus transitions
@@ -208,7 +208,7 @@ export function updateDoc(ctx: DocContext, doctype: string, name: unknown, patch
 async function saveIn(ctx: DocContext, tx: Transaction, meta: Meta, previous: DocData, patch: DocData, flags: WriteFlags): Promise<DocData> {
   const principal = ctx.principal;
   checkTimestamp(meta, previous, patch);
-  const doc: DocData = structuredClone(previous);
+  const doc: DocData = copyDoc(previous);
   applyInput(meta, ctx.meta, doc, patch, { principal, previous });
   const from = Number(previous.docstatus) as 0 | 1 | 2;
   const to = patch.docstatus === undefined || patch.docstatus === null ? from : parseDocstatus(patch.docstatus);
@@ -305,7 +305,7 @@ async function saveSingle(ctx: DocContext, tx: Transaction, meta: Meta, patch: D
   if (!previous) throw doesNotExist(meta.name, meta.name);
   fillDefaults(ctx, meta, previous);
   checkTimestamp(meta, previous, patch);
-  const doc: DocData = structuredClone(previous);
+  const doc: DocData = copyDoc(previous);
   applyInput(meta, ctx.meta, doc, patch, { principal: ctx.principal, previous });
   if (!flags.ignorePermissions) {
     checkPermission(meta, ctx.principal, 'write');

@@ -34,6 +34,26 @@ function defaultValue(field: DocField, principal: Principal): unknown {
   return null;
 }
 
+/**
+ * A copy of a stored document to change without touching the original: its child rows copied too.
+ * Stored values are scalars (JSON fields hold their text), so a copy per row is deep enough;
+ * anything else is cloned in full. (structuredClone of the whole document cost 3% of a PUT.)
+ */
+export function copyDoc(doc: DocData): DocData {
+  const copy: DocData = {};
+  for (const key of Object.keys(doc)) {
+    if (key === '__proto__') continue; // never a stored column
+    const value = doc[key];
+    copy[key] = value === null || typeof value !== 'object' ? value : Array.isArray(value) ? value.map(copyValue) : structuredClone(value);
+  }
+  return copy;
+}
+
+function copyValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  return Array.isArray(value) ? value.map(copyValue) : copyDoc(value as DocData);
+}
+
 /** A new document of `meta` with Frappe's defaults applied. */
 export function newDoc(meta: Meta, principal: Principal): DocData {
   const doc: DocData = { doctype: meta.name, docstatus: 0, idx: 0 };
