@@ -2,7 +2,7 @@ import { qualified, type Queryable } from '@quire/db';
 import { makePrincipal, type Principal } from '@quire/permissions';
 import { LRUCache } from 'lru-cache';
 import { AUTH_TABLE } from './auth-table';
-import { verifyApiSecret } from './secrets';
+import { matchesDigest, storedDigest } from './secrets';
 
 export interface TenantRef {
   name: string;
@@ -35,9 +35,13 @@ async function principalOf(q: Queryable, schema: string, row: UserRow): Promise<
 interface KeyEntry {
   tenant: string;
   user: string;
-  hash: string;
+  /** The stored secret hash, decoded once (secrets.ts storedDigest). */
+  digest: Buffer;
   principal: Principal;
 }
+
+/** A digest nothing hashes to, for unknown keys: the same work as a known one. */
+const NO_KEY = storedDigest('');
 
 export interface PrincipalCacheOptions {
   /** How long a verified key is trusted without asking the database again (0: not cached). */
@@ -80,12 +84,12 @@ export class ApiKeyAuthenticator {
       const generation = this.generation;
       entry = await this.load(tenant, apiKey);
       if (!entry) {
-        verifyApiSecret(apiSecret, 'sha256$' + '0'.repeat(64)); // same work for unknown keys
+        matchesDigest(apiSecret, NO_KEY); // same work for unknown keys
         return undefined;
       }
       if (generation === this.generation && this.ttlMs > 0) this.entries.set(cacheKey, entry);
     }
-    return verifyApiSecret(apiSecret, entry.hash) ? entry.principal : undefined;
+    return matchesDigest(apiSecret, entry.digest) ? entry.principal : undefined;
   }
 
   private async load(tenant: TenantRef, apiKey: string): Promise<KeyEntry | undefined> {
@@ -99,7 +103,7 @@ export class ApiKeyAuthenticator {
     const row = rows[0];
     if (!row || !row.enabled) return undefined;
     const principal = await principalOf(this.db, tenant.schema, row);
-    return { tenant: tenant.name, user: row.name, hash: row.password, principal };
+    return { tenant: tenant.name, user: row.name, digest: storedDigest(row.password), principal };
   }
 
   /** Drops what is cached for one user of a tenant, or for the whole tenant. */

@@ -23,9 +23,23 @@ export function hashApiSecret(secret: string): string {
 
 /** Constant-time comparison of a presented secret with its stored hash. */
 export function verifyApiSecret(secret: string, stored: string): boolean {
-  const expected = Buffer.from(stored, 'utf8');
-  const actual = Buffer.from(hashApiSecret(secret), 'utf8');
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  return matchesDigest(secret, storedDigest(stored));
+}
+
+const SHA256_PREFIX = 'sha256$';
+/** Compared against when a stored hash is not one of ours: the same work, never a match. */
+const UNMATCHABLE = Buffer.alloc(32);
+
+/** The SHA-256 digest a stored `sha256$<hex>` holds, for matchesDigest; a hash of another form matches nothing. */
+export function storedDigest(stored: string): Buffer {
+  const hex = stored.startsWith(SHA256_PREFIX) ? stored.slice(SHA256_PREFIX.length) : '';
+  return /^[0-9a-f]{64}$/.test(hex) ? Buffer.from(hex, 'hex') : UNMATCHABLE;
+}
+
+/** Constant-time check of a presented secret against a stored digest (storedDigest), kept decoded by a cache. */
+export function matchesDigest(secret: string, digest: Buffer): boolean {
+  const actual = hash('sha256', secret, 'buffer') as unknown as Buffer;
+  return timingSafeEqual(digest, actual) && digest !== UNMATCHABLE;
 }
 
 // ---- passwords: scrypt, N=2^15 r=8 p=1 (32 MiB, tens of milliseconds) ----
