@@ -423,12 +423,19 @@ describe('quire CLI', () => {
     expect(roles.body.data.roles.map((r: { role: string }) => r.role)).toEqual(['Clerk']);
   });
 
-  it('`tenant drop --yes` removes the tenant: its host then answers 404', async () => {
+  it('`tenant drop --yes` removes the tenant and its webhook events: its host then answers 404', async () => {
     const name = uniqueName('cli');
     const created = await quire(['tenant', 'create', name]);
     expect(created.code).toBe(0);
     const auth = `token ${created.json.api_key}:${created.json.api_secret}`;
     await untilServed(server.port, { Host: `${name}.localhost`, Authorization: auth });
+    const host = { Host: `${name}.localhost`, Authorization: auth, 'Content-Type': 'application/json' };
+    const webhook = { name: 'on-todo', webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: 'http://127.0.0.1:9/hook', request_structure: 'Form URL-Encoded' };
+    const saved = await rawRequest(server.port, 'POST', '/api/resource/Webhook', host, JSON.stringify(webhook));
+    expect(saved.status, saved.text).toBe(200);
+    expect((await rawRequest(server.port, 'POST', '/api/resource/ToDo', host, JSON.stringify({ description: 'raises an event' }))).status).toBe(200);
+    const events = () => server.db.query(`SELECT 1 FROM quire.webhook_events WHERE "tenant" = $1`, [name]);
+    expect((await events()).rows).toHaveLength(1);
     const refused = await quire(['tenant', 'drop', name]);
     expect(refused.code).not.toBe(0);
     expect(refused.json).toMatchObject({ error: { exc_type: 'UsageError' } });
@@ -444,6 +451,7 @@ describe('quire CLI', () => {
     expect({ status: gone.status, exc_type: gone.body?.exc_type }).toEqual({ status: 404, exc_type: 'DoesNotExistError' });
     const { rows } = await server.db.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [`t_${name}`]);
     expect(rows).toEqual([]);
+    expect((await events()).rows).toEqual([]);
     expect((await quire(['tenant', 'list'])).json.tenants.map((x: { name: string }) => x.name)).not.toContain(name);
   });
 

@@ -1,5 +1,5 @@
 import type { Migration } from '@quire/db';
-import { createOutboxTable } from '@quire/webhooks';
+import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
 export const PLATFORM_SCHEMA = 'quire';
@@ -79,6 +79,13 @@ export const platformMigrations: readonly Migration[] = [
         "sequences" jsonb NOT NULL,
         "created_at" timestamp(6) NOT NULL DEFAULT now()
       )`);
+    },
+  },
+  {
+    /** Outbox rows no longer lock their tenant's row on every write (outbox-table.ts); dropTenant deletes them. */
+    id: '0006_outbox_without_tenant_reference',
+    async up(q) {
+      await dropOutboxTenantReference(q);
     },
   },
 ];

@@ -2,6 +2,7 @@ import { generateKeys, type ApiCredentials } from '@quire/documents';
 import { buildTenantMeta } from '@quire/meta';
 import { ident, pgErrorInfo, PG, publishInvalidation, type Queryable } from '@quire/db';
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
+import { deleteTenantEvents } from '@quire/webhooks';
 import { ADMINISTRATOR } from '@quire/permissions';
 import { normalizeHost, type TenantConfig } from './directory';
 import { installTenant, personalizeTenant } from './install';
@@ -122,6 +123,8 @@ export async function dropTenant(platform: Platform, name: string): Promise<void
     const row = rows[0];
     if (!row) throw new DoesNotExistError(`Tenant ${name} not found`);
     await tx.query(`DROP SCHEMA IF EXISTS ${ident(row.schema)} CASCADE`);
+    // After the schema: a write that raised an event committed before the DROP could take its locks.
+    await deleteTenantEvents(tx, name);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
   });
   await platform.tenants.refreshOne(name);

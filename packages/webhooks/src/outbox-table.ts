@@ -5,7 +5,7 @@ import type { Queryable } from '@quire/db';
  * the document change (outbox.ts), claimed, retried and finished by delivery (events.ts). Postgres
  * is the source of truth; queues only carry wake-ups. Created by the platform schema's migration
  * `0003_settings_and_webhook_outbox`; a later change to it is a new platform migration calling a
- * function from here.
+ * function from here (`0006` drops the tenant reference).
  */
 export async function createOutboxTable(q: Queryable): Promise<void> {
   await q.query(`CREATE TABLE quire.webhook_events (
@@ -33,4 +33,20 @@ export async function createOutboxTable(q: Queryable): Promise<void> {
   )`);
   await q.query(`CREATE INDEX webhook_events_due ON quire.webhook_events ("next_attempt_at") WHERE "status" = 'pending'`);
   await q.query(`CREATE INDEX webhook_events_tenant ON quire.webhook_events ("tenant", "webhook")`);
+}
+
+/**
+ * The foreign key from an event to its tenant went (migration 0006): checking it made every write
+ * that raised a webhook lock the tenant's row in quire.tenants (FOR KEY SHARE, a multixact under
+ * concurrent writes), about 7% of Postgres' work per write (npm run bench -- writes). dropTenant
+ * deletes a tenant's events itself, after its schema is gone (no write can add one then); an event
+ * whose tenant is gone is cancelled by delivery.
+ */
+export async function dropOutboxTenantReference(q: Queryable): Promise<void> {
+  await q.query(`ALTER TABLE quire.webhook_events DROP CONSTRAINT IF EXISTS webhook_events_tenant_fkey`);
+}
+
+/** A dropped tenant's events, pending or done. */
+export async function deleteTenantEvents(q: Queryable, tenant: string): Promise<void> {
+  await q.query(`DELETE FROM quire.webhook_events WHERE "tenant" = $1`, [tenant]);
 }
