@@ -97,6 +97,41 @@ export const text = {
     seconds: 'seconds',
     notFound: (doctype: string, name: string) => `${doctype} ${name} not found`,
     amendedFrom: (name: string) => `Amending ${name}`,
+    name: 'Name',
+  },
+
+  secret: {
+    copy: 'Copy',
+    copied: (label: string) => `${label} copied`,
+    done: 'Done',
+  },
+
+  user: {
+    generateKeys: 'Generate Keys',
+    keysTitle: 'API access',
+    keysIntro: 'This secret is shown only now: copy it somewhere safe. Generating keys again replaces it.',
+    apiKey: 'API Key',
+    apiSecret: 'API Secret',
+    header: 'Authorization header',
+  },
+
+  oauthClient: {
+    resetSecret: 'Reset Secret',
+    secretTitle: 'Client secret',
+    secretIntro: 'This secret is shown only now: copy it into the application. Resetting it issues a new one and the old one stops working.',
+    clientId: 'Client ID',
+    clientSecret: 'Client Secret',
+  },
+
+  webhook: {
+    requestLog: 'Request Log',
+    replay: 'Replay',
+    replayed: 'The event will be sent again now.',
+    replayGone: 'The event no longer exists: nothing was sent.',
+  },
+
+  doctype: {
+    records: (doctype: string) => `Go to ${doctype} list`,
   },
 
   operators: {

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createUser, launchBrowser, originOf, PASSWORD } from '../oauth/support';
 import { ROOT } from '../support/process';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { startTestServer, type ServerOptions, type TestServer, type TestTenant } from '../support/server';
 
 /**
  * The desk suites' shared parts: the desk built (once, when its sources are newer than its
@@ -55,9 +55,9 @@ export interface DeskFixture {
   browser: Browser;
 }
 
-export async function startDesk(): Promise<DeskFixture> {
+export async function startDesk(options: ServerOptions = {}): Promise<DeskFixture> {
   ensureDeskBuilt();
-  const [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  const [server, browser] = await Promise.all([startTestServer(options), launchBrowser()]);
   return { server, browser };
 }
 
@@ -126,8 +126,22 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-desktop.png`), fullPage: true });
   await page.setViewportSize({ width: 360, height: 740 });
   // Usable at 360 px: nothing wider than the screen but scrollable tables.
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, `${name} scrolls sideways at 360 px`).toBeLessThanOrEqual(0);
+  const { overflow, culprits } = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    // The outermost elements reaching past the screen's edge, to name in the failure.
+    const past = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > width + 1);
+    const outermost = past.filter((e) => !past.some((o) => o !== e && o.contains(e) && o.getBoundingClientRect().right > width + 1 && o !== document.body));
+    return {
+      overflow: document.documentElement.scrollWidth - width,
+      culprits: outermost.slice(0, 5).map((e) => {
+        const chain: string[] = [];
+        for (let n: Element | null = e; n && n !== document.body; n = n.parentElement)
+          chain.push(`${n.tagName.toLowerCase()}.${[...n.classList].join('.')}:${Math.round(n.getBoundingClientRect().width)}`);
+        return chain.join(' < ');
+      }),
+    };
+  });
+  expect(overflow, `${name} scrolls sideways at 360 px: ${culprits.join(', ')}`).toBeLessThanOrEqual(0);
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-360.png`), fullPage: true });
   await page.setViewportSize(original);
 }

@@ -2,7 +2,7 @@ import { hasColumn, labelOf } from '../meta/fieldtypes';
 import type { DocField, DocTypeMeta, DocValues } from '../meta/types';
 import { text } from '../text';
 import { FieldInput } from './FieldInput';
-import { isEditable } from './values';
+import { isEditable, newDocValues } from './values';
 
 interface Props {
   id: string;
@@ -21,6 +21,12 @@ function gridColumns(meta: DocTypeMeta): DocField[] {
   const shown = meta.fields.filter((f) => hasColumn(f) && f.hidden !== 1);
   const listed = shown.filter((f) => f.in_list_view === 1);
   return listed.length > 0 ? listed : shown.slice(0, 4);
+}
+
+/** A new row with its DocType's defaults (a permission row starts with Read checked, as the server would store it). */
+function newRow(meta: DocTypeMeta): DocValues {
+  const { docstatus: _docstatus, ...values } = newDocValues(meta);
+  return values;
 }
 
 /** A Table field edited as a grid: one row per child document, rows added and removed in place. */
@@ -97,7 +103,7 @@ export function ChildTable({ id, field, childMeta, rows, readOnly, docstatus, is
         </table>
       </div>
       {!readOnly && (
-        <button type="button" className="button" onClick={() => onChange([...rows, {}])}>
+        <button type="button" className="button" onClick={() => onChange([...rows, newRow(childMeta)])}>
           {text.form.addRow} <span className="visually-hidden">({label})</span>
         </button>
       )}

@@ -39,6 +39,7 @@ export function FieldInput(props: FieldInputProps) {
         value={asText(value)}
         readOnly={readOnly}
         onChange={onChange}
+        compact={compact}
       />
     );
   }

@@ -9,6 +9,7 @@ import { ErrorNotice, Loading } from '../shell/states';
 import { useTitle } from '../shell/useTitle';
 import { text } from '../text';
 import { ChildTable } from './ChildTable';
+import { formExtensionOf } from './extensions';
 import { isTimestampMismatch } from './errors';
 import { FieldInput } from './FieldInput';
 import { sectionsOf } from './layout';
@@ -25,6 +26,9 @@ interface Props {
 }
 
 type Action = 'save' | 'submit' | 'cancel';
+
+/** Frappe's `Prompt` naming ("Set by user"): the name is asked for on a new document. */
+const namedByUser = (meta: DocTypeMeta) => meta.autoname?.toLowerCase() === 'prompt';
 
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 
@@ -50,6 +54,9 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
   const [busy, setBusy] = useState<Action | null>(null);
   const { createDoc } = useFrappeCreateDoc<DocValues>();
   const { updateDoc } = useFrappeUpdateDoc<DocValues>();
+  // The form is keyed by DocType and document (FormPage), so its extension and hooks never change.
+  const extension = formExtensionOf(meta.name);
+  const afterSave = extension.useAfterSave();
 
   // The loaded document becomes the form's state (again after a reload).
   useEffect(() => {
@@ -79,7 +86,7 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
     setError(null);
     setNotice(null);
     if (action === 'save') {
-      const missing = missingMandatory(meta, doc, labelOf);
+      const missing = [...(isNew && namedByUser(meta) && isEmpty(doc.name) ? [text.form.name] : []), ...missingMandatory(meta, doc, labelOf)];
       if (missing.length > 0) {
         setError({ message: text.form.mandatoryMissing(missing) });
         return;
@@ -88,13 +95,18 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
     setBusy(action);
     try {
       let saved: FrappeDoc<DocValues>;
+      const body = () => {
+        const plain = saveBody(meta, doc, isNew);
+        return extension.beforeSave ? extension.beforeSave(plain, meta) : plain;
+      };
       if (action === 'save' && isNew) {
-        saved = await createDoc(meta.name, saveBody(meta, doc, true));
+        saved = await createDoc(meta.name, body());
       } else if (action === 'save') {
-        saved = await updateDoc(meta.name, name ?? null, saveBody(meta, doc, false));
+        saved = await updateDoc(meta.name, name ?? null, body());
       } else {
         saved = await updateDoc(meta.name, name ?? null, { modified: doc.modified, docstatus: action === 'submit' ? 1 : 2 });
       }
+      afterSave(saved, isNew);
       setDoc(saved);
       setDirty(false);
       setNotice(action === 'save' ? text.form.saved : action === 'submit' ? text.form.submitted : text.form.cancelled);
@@ -107,13 +119,14 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
     }
   };
 
-  const reload = async () => {
+  const reload = async (): Promise<DocValues | undefined> => {
     setError(null);
     const fresh = await loaded.mutate();
     if (fresh) {
       setDoc(fresh);
       setDirty(false);
     }
+    return fresh;
   };
 
   const amend = () => void navigate(newPath(meta.name), { state: { amend: amendedCopy(meta, doc) } });
@@ -171,6 +184,9 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
               {text.form.amend}
             </button>
           )}
+          {name !== undefined && extension.Actions && (
+            <extension.Actions meta={meta} doc={doc} name={name} dirty={dirty} reload={reload} notify={setNotice} fail={setError} />
+          )}
         </div>
       </div>
       {typeof doc.amended_from === 'string' && isNew && <p className="hint">{text.form.amendedFrom(doc.amended_from)}</p>}
@@ -188,6 +204,20 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
       )}
       {error !== null && !stale && <ErrorNotice error={error} title={text.form.errorsTitle} />}
 
+      {isNew && namedByUser(meta) && (
+        <section className="card form-section" aria-label={text.form.name}>
+          <div className="form-grid">
+            <FieldInput
+              id="field-__newname"
+              field={{ fieldname: '__newname', fieldtype: 'Data', label: text.form.name, reqd: 1 }}
+              value={doc.name}
+              doc={doc}
+              readOnly={false}
+              onChange={(v) => set('name', v)}
+            />
+          </div>
+        </section>
+      )}
       {sectionsOf(meta.fields).map((section) => (
         <section key={section.key} className="card form-section" aria-label={section.label ?? undefined}>
           {section.label && <h2>{section.label}</h2>}

@@ -19,6 +19,8 @@ interface Props {
   value: string;
   readOnly: boolean;
   onChange: (value: string) => void;
+  /** A grid cell: the label is for assistive technology only (the column header shows it). */
+  compact?: boolean;
 }
 
 /**
@@ -27,7 +29,7 @@ interface Props {
  * only while the field has focus). Free text stays
  * allowed, as in Frappe: the server says whether the document exists when saving.
  */
-export function LinkInput({ id, fieldname, label, required, target, value, readOnly, onChange }: Props) {
+export function LinkInput({ id, fieldname, label, required, target, value, readOnly, onChange, compact = false }: Props) {
   const [focused, setFocused] = useState(false);
   const txt = useDebounced(value, 200);
   // Only searched while the field has focus: a form with many Link fields asks nothing on load.
@@ -57,7 +59,7 @@ export function LinkInput({ id, fieldname, label, required, target, value, readO
       validationBehavior="aria"
       items={results.map((r): Option => ({ ...r, id: r.value }))}
     >
-      <Label>
+      <Label className={compact ? 'visually-hidden' : undefined}>
         {label}
         {required && <RequiredMark />}
       </Label>
@@ -69,7 +71,7 @@ export function LinkInput({ id, fieldname, label, required, target, value, readO
           </Button>
         )}
       </div>
-      {value !== '' && target && (
+      {value !== '' && target && !compact && (
         <RouterLink className="link-open" to={formPath(target, value)}>
           {text.form.openLink(target, value)}
         </RouterLink>

@@ -72,7 +72,7 @@ const descriptions = new WeakMap<ProtocolConnection, Map<string, Described>>();
 
 function describedOn(connection: ProtocolConnection): Map<string, Described> {
   let map = descriptions.get(connection);
-  if (!map) descriptions.set(connection, (map = new Map()));
+  if (!map) descriptions.set(connection, (map = new Map<string, Described>()));
   return map;
 }
 
@@ -191,7 +191,13 @@ class StatementQuery extends QueryBase {
  * Runs `text` on `client` (a prepared statement when `name` is given), with BEGIN and/or COMMIT
  * around it in the same round trip; resolves with the statement's own result.
  */
-export function runStatement(client: pg.ClientBase, text: string, values: unknown[], name: string | undefined, around: Around = NOT_AROUND): Promise<pg.QueryResult> {
+export function runStatement(
+  client: pg.ClientBase,
+  text: string,
+  values: unknown[],
+  name: string | undefined,
+  around: Around = NOT_AROUND,
+): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
     const query = new StatementQuery(text, values, name, around, (err, res) => {
       if (err) {
