@@ -30,6 +30,8 @@ export interface LoadedApps {
   functions: ReadonlySet<string>;
   /** Document methods by DocType (`*`: every DocType), for run_method. */
   docMethods: ReadonlyMap<string, ReadonlyMap<string, WhitelistedDocMethod>>;
+  /** The dotted path of each standard DocType's controller module (`User` -> `frappe.core.doctype.user.user`), for /api/v2/method/<doctype>/<method>. */
+  controllerModules: ReadonlyMap<string, string>;
 }
 
 /** The document method `name` of a DocType, its own before the ones every DocType has. */
@@ -70,6 +72,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
   const methods = new Map<string, WhitelistedMethod>();
   const functions = new Set<string>();
   const docMethods = new Map<string, Map<string, WhitelistedDocMethod>>();
+  const controllerModules = new Map<string, string>();
   const addDocMethods = (doctype: string, exported: unknown) => {
     if (typeof exported !== 'object' || exported === null) return;
     let table = docMethods.get(doctype);
@@ -109,6 +112,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
       }
       const doctype = doctypeOfFolder.get(path.dirname(file));
       if (doctype && path.basename(file, ext) === path.basename(path.dirname(file))) {
+        controllerModules.set(doctype, dotted);
         if (isController(mod.controller)) controllers.push([doctype, mod.controller]);
         addDocMethods(doctype, mod.methods);
       }
@@ -116,7 +120,16 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
       if (file === path.join(app.root, `hooks${ext}`)) controllers.push(...docEventsOf(mod.docEvents));
     }
   }
-  return { apps, doctypes: orderForInstall(doctypes), modules, controllers: new ControllerRegistry(controllers), methods, functions, docMethods };
+  return {
+    apps,
+    doctypes: orderForInstall(doctypes),
+    modules,
+    controllers: new ControllerRegistry(controllers),
+    methods,
+    functions,
+    docMethods,
+    controllerModules,
+  };
 }
 
 /** A controller: an object whose values are hook functions. */

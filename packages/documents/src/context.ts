@@ -43,6 +43,11 @@ export interface WriteFlags {
   installing?: boolean;
   /** Insert under exactly this name (installers: Administrator, Guest). */
   name?: string;
+  /**
+   * Checked against the stored document (as read, locked, in the write's transaction) before
+   * anything else; throws to refuse the update or delete (HTTP `If-Match`).
+   */
+  precondition?: (stored: DocData) => void;
 }
 
 /** A document as plain data: field values, and each Table field as an array of row objects. */

@@ -4,6 +4,7 @@ export { ControllerRegistry, HOOKS, type DocController, type Hook, type HookArgs
 export { getDoc, docExists, insertDoc, updateDoc, deleteDoc, canRead } from './lifecycle';
 export { getList, getCount } from './list';
 export { serializeDoc, type SerializeOptions } from './serialize';
+export { metaDict } from './meta-dict';
 export { hashName, uuid7, nextSeriesValue, parseNamingSeries, parseFormat, validateName } from './naming';
 export { storedName, setValues } from './storage';
 export { generateKeys, recordLogin, type ApiCredentials } from './user-credentials';

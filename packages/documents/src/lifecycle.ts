@@ -201,6 +201,7 @@ export function updateDoc(ctx: DocContext, doctype: string, name: unknown, patch
     if (meta.istable) return updateChild(inner, meta, name, patch, flags);
     const previous = await selectDoc(tx, ctx.meta, meta, requireDoc(meta, name), true);
     if (!previous) throw doesNotExist(meta.name, String(name));
+    flags.precondition?.(previous);
     return saveIn(inner, tx, meta, previous, patch, flags);
   });
 }
@@ -303,6 +304,7 @@ async function updateChild(ctx: DocContext, meta: Meta, name: unknown, patch: Do
 async function saveSingle(ctx: DocContext, tx: Transaction, meta: Meta, patch: DocData, flags: WriteFlags): Promise<DocData> {
   const previous = await selectDoc(tx, ctx.meta, meta, meta.name, true);
   if (!previous) throw doesNotExist(meta.name, meta.name);
+  flags.precondition?.(previous);
   fillDefaults(ctx, meta, previous);
   checkTimestamp(meta, previous, patch);
   const doc: DocData = copyDoc(previous);
@@ -342,6 +344,7 @@ export function deleteDoc(ctx: DocContext, doctype: string, name: unknown, given
     }
     const previous = await selectDoc(tx, ctx.meta, meta, requireDoc(meta, name), true);
     if (!previous) throw doesNotExist(meta.name, String(name));
+    flags.precondition?.(previous);
     if (!flags.ignorePermissions) checkPermission(meta, ctx.principal, 'delete', previous);
     if (previous.docstatus === 1) {
       throw new ValidationError(`${meta.name} ${String(previous.name)}: Submitted Record cannot be deleted. You must Cancel it first.`, {

@@ -121,5 +121,8 @@ export function doesNotExist(doctype: string, name: string): FrappeError {
   return new DoesNotExistError(`${doctype} ${name} not found`, { title: 'Not Found' });
 }
 
+/** werkzeug's PreconditionFailed: an `If-Match` that no longer matches the document (RFC 9110 §13.1.1). */
+export const PreconditionFailed = define('PreconditionFailed', 412);
+
 /** werkzeug's MethodNotAllowed: a route exists but not for this verb. */
 export const MethodNotAllowed = define('MethodNotAllowed', 405);

@@ -19,7 +19,13 @@ import { filesRouter } from './routes/files';
 import { deskRouter } from './routes/desk';
 import { callMethod, methodRouter } from './routes/method';
 import { hotResourceRoutes, resourceRouter } from './routes/resource';
+import { v2Router } from './routes/v2';
 import { dispatcher, type HotRoute } from './dispatch';
+
+const apiV2: RequestHandler = (_req, res, next) => {
+  res.locals.apiVersion = 'v2';
+  next();
+};
 
 export interface ApiAppOptions {
   platform: Platform;
@@ -40,6 +46,11 @@ export const API_ROUTES: readonly string[] = [
   '/api/v1/resource/:doctype/*name',
   '/api/method/*method',
   '/api/v1/method/*method',
+  '/api/v2/document/:doctype',
+  '/api/v2/document/:doctype/*name',
+  '/api/v2/doctype/:doctype/meta',
+  '/api/v2/doctype/:doctype/count',
+  '/api/v2/method/*method',
   '/files/*name',
   '/private/files/*name',
   '/',
@@ -67,6 +78,8 @@ function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions):
   const tenant = resolveTenant(platform);
   const caller = authenticate(platform, logger);
   app.use(requestId);
+  // Set before anything can fail (an unknown site, a bad token): a v2 request's errors take v2's shape.
+  app.use('/api/v2', apiV2);
   for (const handler of before) app.use(handler);
   app.use(tenant);
   app.use(cors);
@@ -78,6 +91,7 @@ function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions):
   // /api and /api/v1 are the same API (frappe/api/__init__.py).
   app.use(['/api/resource', '/api/v1/resource'], resourceRouter(methods));
   app.use(['/api/method', '/api/v1/method'], methodRouter(methods));
+  app.use('/api/v2', v2Router(methods));
   // Legacy RPC: `POST /` or `GET /?cmd=…` is /api/method/<cmd> (frappe/app.py).
   app.all('/', async (req, res, next) => {
     const cmd = formDict(req).cmd;

@@ -1,6 +1,7 @@
 import { whitelist } from '@quire/apps';
 import { PermissionError, ValidationError } from '@quire/errors';
-import { RIGHTS, type DocField, type Meta, type Right, type TenantMeta } from '@quire/meta';
+import { metaDict } from '@quire/documents';
+import { RIGHTS, type Meta, type Right, type TenantMeta } from '@quire/meta';
 import { grantsOf, permittedLevels, readScope, type Principal } from '@quire/permissions';
 
 /**
@@ -29,13 +30,9 @@ function permissionsOf(meta: Meta, owner: Meta, principal: Principal): DeskPermi
   return { rights, write_levels: [...permittedLevels(meta, principal).write].sort((a, b) => a - b) };
 }
 
-/** The DocType as Frappe's meta dict: its definition, the readable fields, the caller's rights. */
+/** The DocType as Frappe's meta dict (the readable fields), with the caller's rights. */
 function describe(meta: Meta, owner: Meta, principal: Principal): Record<string, unknown> {
-  const hidden = permittedLevels(meta, principal).hidden;
-  const fields = meta.fields
-    .filter((f) => !hidden.has(f.fieldname))
-    .map((f: DocField, i) => ({ ...f, doctype: 'DocField', parent: meta.name, parenttype: 'DocType', parentfield: 'fields', idx: i + 1 }));
-  return { ...meta.definition, doctype: 'DocType', fields, __perm: permissionsOf(meta, owner, principal) };
+  return { ...metaDict(meta, principal), __perm: permissionsOf(meta, owner, principal) };
 }
 
 /** A child DocType is readable through a parent the caller may read. */

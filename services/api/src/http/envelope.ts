@@ -13,15 +13,40 @@ export interface ErrorEnvelope {
   body: Record<string, unknown>;
 }
 
-export function errorEnvelope(err: unknown, production: boolean): ErrorEnvelope {
+/** The error as Frappe names it, its exception line, and what may be shown of its traceback. */
+function described(err: unknown, production: boolean): { e: FrappeError; exception: string; trace: string } {
   const e = err instanceof FrappeError ? err : new InternalServerError(production ? 'Internal Server Error' : describe(err));
   const exception = e.message ? `frappe.exceptions.${e.excType}: ${e.message}` : `frappe.exceptions.${e.excType}`;
   const trace = production ? exception : (err instanceof Error && err.stack) || exception;
+  return { e, exception, trace };
+}
+
+export function errorEnvelope(err: unknown, production: boolean): ErrorEnvelope {
+  const { e, exception, trace } = described(err, production);
   const body: Record<string, unknown> = { exc_type: e.excType, exception, exc: pythonJsonDumps([trace]) };
   if (e.messages.length > 0) {
     const excId = randomBytes(10).toString('hex');
     body._server_messages = pythonJsonDumps(e.messages.map((m) => pythonJsonDumps(m.raise_exception ? { ...m, __frappe_exc_id: excId } : m)));
   }
+  if (e.extra) Object.assign(body, e.extra);
+  return { status: e.httpStatus, body };
+}
+
+/**
+ * Frappe's v2 error body (report_error's v2 branch, _make_logs_v2): `errors`, one entry with the
+ * exception's `type` merged with its own message (`message`, `title`, `indicator`), and its
+ * traceback as `exception` (the exception line only in production; none for a 404, as Frappe's
+ * allow_traceback leaves it out); other messages in `messages`, a real JSON array.
+ */
+export function errorEnvelopeV2(err: unknown, production: boolean): ErrorEnvelope {
+  const { e, trace } = described(err, production);
+  const entry: Record<string, unknown> = { type: e.excType };
+  const own = e.messages.find((m) => m.raise_exception);
+  if (own) Object.assign(entry, { message: own.message, title: own.title, indicator: own.indicator });
+  if (e.httpStatus !== 404) entry.exception = trace;
+  const body: Record<string, unknown> = { errors: [entry] };
+  const others = e.messages.filter((m) => !m.raise_exception);
+  if (others.length > 0) body.messages = others;
   if (e.extra) Object.assign(body, e.extra);
   return { status: e.httpStatus, body };
 }

@@ -17,6 +17,8 @@ declare global {
       bodyExtras?: Record<string, unknown>;
       /** multipart uploads, buffered. */
       files?: UploadedFile[];
+      /** Set for /api/v2/…: bodies, messages and errors take v2's shapes. */
+      apiVersion?: 'v2';
     }
   }
 }

@@ -4,7 +4,7 @@ import { clearCookie } from '@quire/http';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import { errorEnvelope } from '../http/envelope';
+import { errorEnvelope, errorEnvelopeV2 } from '../http/envelope';
 import { sendJson } from '../http/respond';
 
 /**
@@ -15,18 +15,18 @@ import { sendJson } from '../http/respond';
 export function errorHandler({ production, logger }: { production: boolean; logger: Logger }): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const mapped = classify(err);
-    const { status, body } = errorEnvelope(mapped, production);
+    const { status, body } = (res.locals.apiVersion === 'v2' ? errorEnvelopeV2 : errorEnvelope)(mapped, production);
     // An error can come before the tenant or the caller is known.
     const locals: Partial<Express.Locals> = res.locals;
     const log = { requestId: locals.requestId, tenant: locals.tenant?.name, user: locals.principal?.user, method: req.method, path: req.path };
     if (status >= 500) logger.error({ ...log, err }, 'request failed');
-    else logger.debug({ ...log, status, exc_type: body.exc_type }, 'request refused');
+    else logger.debug({ ...log, status, exc_type: mapped instanceof FrappeError ? mapped.excType : undefined }, 'request refused');
     if (res.headersSent) {
       res.end();
       return;
     }
     // Frappe's handle_exception: a failed authentication also clears the session cookies.
-    if (body.exc_type === 'AuthenticationError') for (const name of SESSION_COOKIES) clearCookie(req, res, name);
+    if (mapped instanceof FrappeError && mapped.excType === 'AuthenticationError') for (const name of SESSION_COOKIES) clearCookie(req, res, name);
     sendJson(res, status, body);
   };
 }

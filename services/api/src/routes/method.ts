@@ -67,8 +67,14 @@ function responder(req: Request, res: Response, resultKey: 'message' | 'data'): 
   return {
     response,
     finish(result) {
-      const body: Record<string, unknown> = result === undefined || result === null ? { ...extras } : { [resultKey]: result, ...extras };
-      if (messages.length > 0) body._server_messages = pythonJsonDumps(messages.map((m) => pythonJsonDumps(m)));
+      const v2 = res.locals.apiVersion === 'v2';
+      const key = v2 ? 'data' : resultKey;
+      const body: Record<string, unknown> = result === undefined || result === null ? { ...extras } : { [key]: result, ...extras };
+      // v1: a JSON string of JSON strings (_server_messages); v2: a JSON array (messages).
+      if (messages.length > 0) {
+        if (v2) body.messages = messages;
+        else body._server_messages = pythonJsonDumps(messages.map((m) => pythonJsonDumps(m)));
+      }
       sendJson(res, status, body);
     },
   };

@@ -1,4 +1,4 @@
-import { deleteDoc, getDoc, getList, insertDoc, serializeDoc, updateDoc, type DocContext } from '@quire/documents';
+import { deleteDoc, getDoc, getList, insertDoc, serializeDoc, updateDoc, type DocContext, type WriteFlags } from '@quire/documents';
 import { docMethodOf } from '@quire/apps';
 import { DoesNotExistError, MethodNotAllowed, PermissionError, ValidationError } from '@quire/errors';
 import { hasPermission, permittedLevels } from '@quire/permissions';
@@ -6,8 +6,10 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { IncomingMessage } from 'node:http';
 import type { HotRoute } from '../dispatch';
 import { z } from 'zod';
+import { documentEtag, ifMatch, notModified } from '../http/etag';
 import { formDict, requestDocument, type FormDict } from '../http/form-dict';
 import { sendJson } from '../http/respond';
+import type { MethodArgs } from '@quire/apps';
 import { methodArgs, methodContext, type MethodDependencies } from './method';
 
 /**
@@ -33,20 +35,44 @@ function docName(req: Request): { doctype: string; name: string } {
   return { doctype, name: name.join('/') };
 }
 
-/** Reads, creates and updates, as handlers both the express router and the hot routes (dispatch.ts) run. */
-function documentHandlers(deps: MethodDependencies) {
+/** Reads, creates and updates, as handlers both the express router and the hot routes (dispatch.ts) run (and API v2, v2.ts). */
+export function documentHandlers(deps: MethodDependencies) {
   const { platform, settings } = deps;
   const context = (res: Response) => platform.context(res.locals.tenant, res.locals.principal);
 
-  async function respondDoc(res: Response, doctype: string, doc: Record<string, unknown>, known?: DocContext): Promise<void> {
+  /**
+   * A document as the caller may see it, with its entity tag (etag.ts); a read whose
+   * `If-None-Match` names the current version is answered 304 without a body.
+   */
+  async function respondDoc(req: Request, res: Response, doctype: string, doc: Record<string, unknown>, known?: DocContext): Promise<void> {
     const ctx = known ?? (await context(res));
     const meta = ctx.meta.require(doctype);
-    sendJson(res, 200, { data: serializeDoc(ctx.meta, meta, doc, { includeNulls: false, hidden: permittedLevels(meta, ctx.principal).hidden }) });
+    const hidden = permittedLevels(meta, ctx.principal).hidden;
+    const etag = documentEtag(meta.name, doc, hidden);
+    res.setHeader('ETag', etag);
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      // Kept by the caller's own cache only, and asked again each time (the answer may be a 304).
+      res.setHeader('Cache-Control', 'private, no-cache');
+      if (notModified(req, etag)) {
+        res.statusCode = 304;
+        res.end();
+        return;
+      }
+    }
+    sendJson(res, 200, { data: serializeDoc(ctx.meta, meta, doc, { includeNulls: false, hidden }) });
+  }
+
+  /** The write flags of a request: its `If-Match`, checked against the stored version in the write's transaction. */
+  function writeFlags(req: Request, ctx: DocContext, doctype: string): WriteFlags {
+    const meta = ctx.meta.require(doctype);
+    const precondition = ifMatch(req, meta.name, permittedLevels(meta, ctx.principal).hidden);
+    return precondition ? { precondition } : {};
   }
 
   return {
     context,
     respondDoc,
+    writeFlags,
     list: async (req: Request, res: Response): Promise<void> => {
       const doctype = doctypeOf(req);
       const ctx = await context(res);
@@ -61,14 +87,14 @@ function documentHandlers(deps: MethodDependencies) {
         return;
       }
       const ctx = await context(res);
-      await respondDoc(res, doctype, await getDoc(ctx, doctype, name), ctx);
+      await respondDoc(req, res, doctype, await getDoc(ctx, doctype, name), ctx);
     },
     create: async (req: Request, res: Response): Promise<void> => {
       const doctype = doctypeOf(req);
       const ctx = await context(res);
       const input = requestDocument(req, formDict(req));
       delete input.doctype;
-      await respondDoc(res, doctype, await insertDoc(ctx, doctype, input), ctx);
+      await respondDoc(req, res, doctype, await insertDoc(ctx, doctype, input), ctx);
     },
     update: async (req: Request, res: Response): Promise<void> => {
       const { doctype, name } = docName(req);
@@ -76,7 +102,7 @@ function documentHandlers(deps: MethodDependencies) {
       const patch = requestDocument(req, formDict(req));
       delete patch.flags;
       delete patch.doctype;
-      await respondDoc(res, doctype, await updateDoc(ctx, doctype, name, patch), ctx);
+      await respondDoc(req, res, doctype, await updateDoc(ctx, doctype, name, patch, writeFlags(req, ctx, doctype)), ctx);
     },
   };
 }
@@ -111,7 +137,7 @@ export function hotResourceRoutes(deps: MethodDependencies, middlewares: readonl
 
 export function resourceRouter(deps: MethodDependencies): Router {
   const router = Router({ strict: false });
-  const { context, list, read, create, update } = documentHandlers(deps);
+  const { context, writeFlags, list, read, create, update } = documentHandlers(deps);
 
   router.get('/:doctype', list);
   router.post('/:doctype', create);
@@ -121,7 +147,7 @@ export function resourceRouter(deps: MethodDependencies): Router {
   router.delete('/:doctype/*name', async (req, res) => {
     const { doctype, name } = docName(req);
     const ctx = await context(res);
-    await deleteDoc(ctx, doctype, name);
+    await deleteDoc(ctx, doctype, name, writeFlags(req, ctx, doctype));
     sendJson(res, 202, { data: 'ok' });
   });
 
@@ -144,6 +170,23 @@ export function resourceRouter(deps: MethodDependencies): Router {
 async function runDocMethod(deps: MethodDependencies, doctype: string, name: string, fd: FormDict, req: Request, res: Response): Promise<void> {
   const methodName = fd.run_method;
   if (typeof methodName !== 'string' || methodName === '') throw new ValidationError('run_method is required', { title: 'Missing Argument' });
+  const { run_method: _r, ...args } = methodArgs(req);
+  await callDocMethod(deps, doctype, name, methodName, args, req, res);
+}
+
+/**
+ * A whitelisted document method on a stored document (v1's run_method, v2's
+ * /document/<doctype>/<name>/method/<method>): read permission for GET, write for the other verbs.
+ */
+export async function callDocMethod(
+  deps: MethodDependencies,
+  doctype: string,
+  name: string,
+  methodName: string,
+  args: MethodArgs,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const method = docMethodOf(deps.platform.apps, doctype, methodName);
   if (!method) throw new DoesNotExistError(`Method ${methodName} not found`, { title: 'Not Found' });
   if (!method.methods.has(req.method)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
@@ -151,6 +194,5 @@ async function runDocMethod(deps: MethodDependencies, doctype: string, name: str
   const doc = await getDoc(ctx.doc, doctype, name);
   const meta = ctx.doc.meta.require(doctype);
   if (req.method !== 'GET' && !hasPermission(meta, ctx.doc.principal, 'write', doc)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
-  const { run_method: _r, ...args } = methodArgs(req);
   finish(await method.fn(doc, args, ctx));
 }
