@@ -1,9 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 /**
- * The desk's build: dist/index.html (served by the API at /login, /app and /app/…) and its hashed
- * bundles, served at /assets/desk/<file> with a year of caching (services/api/src/routes/desk.ts).
+ * The desk's build: dist/index.html (served by the API at /login, /app and /app/…), dist/docs.html
+ * (the API reference at /api/docs, Redoc over /api/openapi.json) and their hashed bundles, served at /assets/desk/<file> with a year of caching (services/api/src/routes/desk.ts).
  * `npm run dev` serves the sources with hot reload, proxying /api to a local `npm start` (its demo
  * tenant); sign in at http://localhost:5173/login.
  */
@@ -16,6 +17,12 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     chunkSizeWarningLimit: 1500,
+    rollupOptions: {
+      input: {
+        desk: fileURLToPath(new URL('index.html', import.meta.url)),
+        docs: fileURLToPath(new URL('docs.html', import.meta.url)),
+      },
+    },
   },
   server: {
     // The SDK names the site after the page's host (localhost here): the demo tenant is meant.

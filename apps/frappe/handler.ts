@@ -1,4 +1,5 @@
 import { whitelist, type MethodContext } from '@quire/apps';
+import { z } from 'zod';
 import { authenticatePassword, createSession, endSession, SESSION_COOKIES } from '@quire/auth';
 import { recordLogin } from '@quire/documents';
 
@@ -8,7 +9,7 @@ import { recordLogin } from '@quire/documents';
 
 export const QUIRE_VERSION = '0.1.0';
 
-export const ping = whitelist(() => 'pong', { allowGuest: true, allowScopedTokens: true });
+export const ping = whitelist(() => 'pong', { allowGuest: true, allowScopedTokens: true, returns: z.literal('pong'), summary: 'Answers pong: the API is up' });
 
 export const version = whitelist(() => QUIRE_VERSION, { allowGuest: true, allowScopedTokens: true });
 

@@ -177,3 +177,28 @@ describe('OAuth Client', () => {
     await page.context().close();
   });
 });
+
+describe('the API reference', () => {
+  it('/api/docs renders the site’s OpenAPI description with Redoc, loading nothing from elsewhere', async () => {
+    const { page, origin } = await signedIn(f);
+    // Redoc links a logo on its CDN: the page's Content-Security-Policy keeps the browser from fetching it.
+    const isForeign = (url: string) => !url.startsWith(origin) && !url.startsWith('blob:') && !url.startsWith('data:');
+    const foreign: string[] = [];
+    page.on('response', (r) => {
+      if (isForeign(r.url())) foreign.push(r.url());
+    });
+    const blocked: string[] = [];
+    page.on('requestfailed', (r) => {
+      if (isForeign(r.url())) blocked.push(`${r.url()} ${r.failure()?.errorText ?? ''}`);
+    });
+    const described = page.waitForResponse((r) => r.url() === `${origin}/api/openapi.json` && r.status() === 200);
+    await page.goto(`${origin}/api/docs`);
+    await described;
+    await expect.poll(() => page.getByText('Quire API', { exact: false }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('[data-section-id^="tag/ToDo"]').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(foreign).toEqual([]);
+    for (const b of blocked) expect(b).toMatch(/ (csp|net::ERR_BLOCKED_BY_CSP)$/);
+    await page.screenshot({ path: 'test-results/desk/api-docs-desktop.png' });
+    await page.context().close();
+  });
+});

@@ -1,4 +1,5 @@
 import type { DocContext, FileStore } from '@quire/documents';
+import type { ZodType } from 'zod';
 
 export type { FileStore };
 
@@ -20,6 +21,16 @@ export interface WhitelistOptions {
    * Other methods refuse such tokens with 403.
    */
   allowScopedTokens?: boolean;
+  /**
+   * The method's arguments, as a zod schema of an object: each call's arguments are checked (and
+   * coerced) by it before the method runs (a mismatch answers 417), and the tenant's OpenAPI
+   * description shows them. Without it any arguments pass and the description is generic.
+   */
+  args?: ZodType<MethodArgs>;
+  /** What the method answers (`message`), for the OpenAPI description. */
+  returns?: ZodType;
+  /** One line saying what the method does, for the OpenAPI description. */
+  summary?: string;
 }
 
 /** A file part of a multipart request. */
@@ -86,6 +97,9 @@ export interface WhitelistedMethod {
   readonly methods: ReadonlySet<string>;
   readonly allowGuest: boolean;
   readonly allowScopedTokens: boolean;
+  readonly args: ZodType<MethodArgs> | undefined;
+  readonly returns: ZodType | undefined;
+  readonly summary: string | undefined;
 }
 
 const MARK = Symbol.for('quire.whitelisted');
@@ -99,6 +113,9 @@ export function whitelist<F extends MethodFunction>(fn: F, options: WhitelistOpt
     methods: new Set(options.methods ?? DEFAULT_VERBS),
     allowGuest: options.allowGuest ?? false,
     allowScopedTokens: options.allowScopedTokens ?? false,
+    args: options.args,
+    returns: options.returns,
+    summary: options.summary,
   };
   return fn;
 }

@@ -19,6 +19,7 @@ import { filesRouter } from './routes/files';
 import { deskRouter } from './routes/desk';
 import { callMethod, methodRouter } from './routes/method';
 import { hotResourceRoutes, resourceRouter } from './routes/resource';
+import { openApiRouter } from './routes/openapi';
 import { v2Router } from './routes/v2';
 import { dispatcher, type HotRoute } from './dispatch';
 
@@ -51,6 +52,8 @@ export const API_ROUTES: readonly string[] = [
   '/api/v2/doctype/:doctype/meta',
   '/api/v2/doctype/:doctype/count',
   '/api/v2/method/*method',
+  '/api/openapi.json',
+  '/api/docs',
   '/files/*name',
   '/private/files/*name',
   '/',
@@ -92,6 +95,7 @@ function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions):
   app.use(['/api/resource', '/api/v1/resource'], resourceRouter(methods));
   app.use(['/api/method', '/api/v1/method'], methodRouter(methods));
   app.use('/api/v2', v2Router(methods));
+  app.use(openApiRouter(methods));
   // Legacy RPC: `POST /` or `GET /?cmd=…` is /api/method/<cmd> (frappe/app.py).
   app.all('/', async (req, res, next) => {
     const cmd = formDict(req).cmd;

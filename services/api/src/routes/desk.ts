@@ -21,6 +21,18 @@ import express, { type Response, type Router } from 'express';
 export const DESK_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../desk/dist');
 
 const ASSETS_PATH = '/assets/desk';
+
+/** The API reference page's policy: scripts, data and images from this origin (Redoc styles inline, searches in a blob worker). */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+].join('; ');
 const PAGE_PATHS = ['/login', '/app', '/app/*rest'];
 
 export function deskRouter(distDir: string = DESK_DIST): Router {
@@ -46,6 +58,13 @@ export function deskRouter(distDir: string = DESK_DIST): Router {
     throw new DoesNotExistError('', { silent: true });
   });
 
+  // The API reference (Redoc over /api/openapi.json): open to anyone; the description shows what the caller may use.
+  router.get('/api/docs', (_req, res, next) => {
+    // Everything from this origin: Redoc links a logo from its CDN, which the browser then never asks for.
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
+    sendPage(distDir, res, 'docs.html').catch(next);
+  });
+
   router.get('/', (_req, res) => {
     res.redirect(302, isGuest(res) ? '/login' : '/app');
   });
@@ -58,7 +77,7 @@ export function deskRouter(distDir: string = DESK_DIST): Router {
       res.redirect(302, `/login?redirect-to=${encodeURIComponent(req.originalUrl)}`);
       return;
     }
-    sendPage(distDir, res).catch(next);
+    sendPage(distDir, res, 'index.html').catch(next);
   });
   return router;
 }
@@ -67,11 +86,11 @@ function isGuest(res: Response): boolean {
   return res.locals.principal.user === GUEST;
 }
 
-async function sendPage(distDir: string, res: Response): Promise<void> {
+async function sendPage(distDir: string, res: Response, page: 'index.html' | 'docs.html'): Promise<void> {
   let html: Buffer;
   try {
     // Read per request (a few KiB): a rebuilt desk is served without a restart.
-    html = await fs.readFile(path.join(distDir, 'index.html'));
+    html = await fs.readFile(path.join(distDir, page));
   } catch {
     throw new DoesNotExistError('The desk is not built: run `npm run build --workspace desk`', { title: 'Not Found' });
   }

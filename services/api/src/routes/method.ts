@@ -94,9 +94,19 @@ export async function callMethod(deps: MethodDependencies, cmd: string, req: Req
     throw new PermissionError("Not permitted for this token's scope", { title: 'Not Permitted' });
   }
   if (!method.methods.has(req.method)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
-  const args = methodArgs(req);
+  const args = checkedArgs(path, method, methodArgs(req));
   const { ctx, finish } = await methodContext(deps, req, res);
   finish(await method.fn(args, ctx));
+}
+
+/** The arguments as the method's declared schema (whitelist's `args`) reads them; a mismatch is a 417 naming the argument. */
+function checkedArgs(path: string, method: WhitelistedMethod, args: MethodArgs): MethodArgs {
+  if (!method.args) return args;
+  const parsed = method.args.safeParse(args);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'arguments';
+  throw new ValidationError(`Invalid argument ${where} for ${path}: ${issue?.message ?? 'invalid'}`, { title: 'Invalid Argument' });
 }
 
 /** The context a method (or a document method) runs with, and how its result is answered. */

@@ -1,4 +1,5 @@
 import { whitelist } from '@quire/apps';
+import { z } from 'zod';
 import { createHash, randomBytes } from 'node:crypto';
 import { AUTH_TABLE, hashPassword, readSecretHash, SESSIONS_TABLE, storeSecretHash, verifyPassword } from '@quire/auth';
 import { qualified } from '@quire/db';
@@ -63,7 +64,12 @@ export const generate_keys = whitelist(
     const keys = await ctx.doc.db.transaction((tx) => generateKeys(tx, ctx.doc, user, ctx.doc.principal.user));
     return { api_secret: keys.api_secret };
   },
-  { methods: ['POST'] },
+  {
+    methods: ['POST'],
+    args: z.object({ user: z.string().min(1) }),
+    returns: z.object({ api_secret: z.string() }),
+    summary: 'Issues a new API secret for a user (shown once; the key is kept when the user has one)',
+  },
 );
 
 const RESET_KEY_FIELD = 'reset_password_key';

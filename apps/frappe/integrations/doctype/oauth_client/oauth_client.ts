@@ -1,4 +1,5 @@
 import { whitelist } from '@quire/apps';
+import { z } from 'zod';
 import { generateApiSecret, hashApiSecret, storeSecretHash } from '@quire/auth';
 import { setValues, type DocController, type DocData } from '@quire/documents';
 import { PermissionError, ValidationError } from '@quire/errors';
@@ -91,5 +92,10 @@ export const reset_client_secret = whitelist(
     });
     return { client_id: name, client_secret: secret };
   },
-  { methods: ['POST'] },
+  {
+    methods: ['POST'],
+    args: z.object({ client: z.string() }),
+    returns: z.object({ client_id: z.string(), client_secret: z.string() }),
+    summary: 'Issues a new secret for an OAuth client; the old one stops working',
+  },
 );

@@ -1,4 +1,5 @@
 import { whitelist } from '@quire/apps';
+import { z } from 'zod';
 import type { DocController, DocData } from '@quire/documents';
 import { PermissionError, ValidationError } from '@quire/errors';
 import { cstr } from '@quire/frappe-compat';
@@ -107,5 +108,5 @@ export const replay_event = whitelist(
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw new ValidationError('event must be an event id (a UUID)', { title: 'Invalid Argument' });
     return replayEvent(ctx.doc.db, ctx.doc.tenant.name, id);
   },
-  { methods: ['POST'] },
+  { methods: ['POST'], args: z.object({ event: z.string() }), returns: z.boolean(), summary: 'Sends a webhook event again (same event id)' },
 );
