@@ -9,7 +9,7 @@ const root = document.getElementById('root');
 if (!root) throw new Error('#root is missing from index.html');
 
 // Same origin as the API (the desk is served on the tenant's own host): no url, no token, the
-// session cookie. No socket: Quire has no realtime endpoint yet.
+// session cookie. No socket: the desk does not listen to realtime events yet (Quire serves them at /socket.io).
 createRoot(root).render(
   <StrictMode>
     <FrappeProvider enableSocket={false} swrConfig={{ revalidateOnFocus: false, revalidateOnReconnect: false }}>

@@ -254,7 +254,7 @@ async function startServices(
     const { startApiServer } = await import('@quire/api');
     const { AUTH_ROUTES } = started.authMount ? await import('@quire/auth-service') : { AUTH_ROUTES: [] };
     const mounted = started.authMount ? { handlers: [started.authMount.router], routes: AUTH_ROUTES } : undefined;
-    const api = await startApiServer(platform, config.api, child('api'), ops, mounted);
+    const api = await startApiServer(platform, config.api, child('api'), ops, mounted, { redisUrl: config.webhooks.redisUrl, prefix: queuePrefix });
     started.api = api;
     closers.push((ms) => api.close(ms));
   }

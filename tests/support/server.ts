@@ -82,6 +82,8 @@ export interface ServerOptions {
   metricsTenantLabel?: boolean;
   /** Deliver webhook events in-process (the `npm start` mode). */
   webhooks?: Partial<Pick<WebhooksConfig, 'allowNets' | 'retry' | 'sweepIntervalMs' | 'concurrency' | 'leaseMarginMs'>>;
+  /** REDIS_URL (webhook wake-ups, realtime between processes) and the deployment's prefix there (servers that share one share it). */
+  redis?: { url: string; prefix: string };
   /** Serve the OAuth service in the same process (the `npm start` mode), with these settings. */
   auth?: true | Partial<Pick<AuthConfig, 'accessTokenTtl' | 'refreshTokenTtl' | 'codeTtl'>>;
 }
@@ -126,8 +128,8 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       },
       webhooks: {
         platform,
-        redisUrl: undefined,
-        queuePrefix: undefined,
+        redisUrl: options.redis?.url,
+        queuePrefix: options.redis?.prefix,
         allowNets: [],
         concurrency: 8,
         sweepIntervalMs: 50,

@@ -26,4 +26,7 @@ export {
   type InvalidationTopic,
   type InvalidationHandlers,
   type ChangeNotifier,
+  type DocumentChange,
+  type RealtimeMessage,
+  type RealtimeTarget,
 } from './invalidation';

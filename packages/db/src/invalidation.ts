@@ -66,4 +66,33 @@ export interface ChangeNotifier {
    * one listens: delivery also sweeps the outbox.
    */
   webhookEventsWritten(tx: Transaction, tenant: { name: string }, ids: readonly string[]): void;
+  /**
+   * A document was saved or deleted in `tx`: when it commits, this process's realtime listeners
+   * are told (sockets subscribed to it or its DocType); a rolled-back change tells no one.
+   */
+  documentChanged(tx: Transaction, tenant: { name: string }, change: DocumentChange): void;
+  /** Frappe's publish_realtime: a message for sockets, at once or (given `tx`) when it commits. */
+  publishRealtime(tx: Transaction | undefined, tenant: { name: string }, message: RealtimeMessage): void;
+}
+
+/** A committed change of one document, as realtime tells it. */
+export interface DocumentChange {
+  doctype: string;
+  name: string;
+  modified: string;
+  /** Its owner: sockets that may read only their own documents hear only of theirs. */
+  owner: string;
+  /** Who changed it. */
+  user: string;
+  /** Whether lists of the DocType are told too (not for singles, child tables or read-only DocTypes). */
+  list: boolean;
+}
+
+/** Where a realtime message goes: one user's sockets, a DocType's or a document's subscribers, a named room, or everyone (no target). */
+export type RealtimeTarget = { user: string } | { doctype: string; docname?: string } | { room: string } | Record<string, never>;
+
+export interface RealtimeMessage {
+  event: string;
+  message: unknown;
+  target: RealtimeTarget;
 }

@@ -5,6 +5,7 @@ export { getDoc, docExists, insertDoc, updateDoc, deleteDoc, canRead } from './l
 export { getList, getCount } from './list';
 export { serializeDoc, type SerializeOptions } from './serialize';
 export { metaDict } from './meta-dict';
+export { publishRealtime } from './realtime';
 export { hashName, uuid7, nextSeriesValue, parseNamingSeries, parseFormat, validateName } from './naming';
 export { storedName, setValues } from './storage';
 export { generateKeys, recordLogin, type ApiCredentials } from './user-credentials';

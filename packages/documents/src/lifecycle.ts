@@ -360,6 +360,7 @@ export function deleteDoc(ctx: DocContext, doctype: string, name: unknown, given
     await deleteRow(tx, meta, previous.name as string | number);
     await forgetPasswords(tx, ctx.tenant.schema, meta, String(previous.name));
     await hook(w, 'after_delete');
+    notifyChanged(w);
   });
 }
 
@@ -395,6 +396,20 @@ async function runAfterSave(w: Write, action: Action): Promise<void> {
   if (action === 'cancel') await hook(w, 'on_cancel');
   if (action === 'update_after_submit') await hook(w, 'on_update_after_submit');
   await hook(w, 'on_change');
+  notifyChanged(w);
+}
+
+/** Frappe's notify_update: sockets subscribed to the document or its DocType hear of it once the write commits. */
+function notifyChanged({ ctx, tx, meta, doc, flags }: Write): void {
+  if (flags.installing || meta.istable) return;
+  ctx.changes.documentChanged(tx, ctx.tenant, {
+    doctype: meta.name,
+    name: String(doc.name),
+    modified: String(doc.modified),
+    owner: cstr(doc.owner),
+    user: ctx.principal.user,
+    list: !meta.issingle && meta.definition.read_only !== 1,
+  });
 }
 
 async function validate(w: Write): Promise<void> {

@@ -1,5 +1,5 @@
 import type { ApiKeyAuthenticator, SessionAuthenticator } from '@quire/auth';
-import { publishInvalidation, type ChangeNotifier, type Transaction } from '@quire/db';
+import { publishInvalidation, type ChangeNotifier, type DocumentChange, type RealtimeMessage, type Transaction } from '@quire/db';
 import type { MetaRegistry, TenantRef } from '@quire/meta';
 import type { OAuthRuntime } from '@quire/oauth';
 
@@ -11,8 +11,15 @@ import type { OAuthRuntime } from '@quire/oauth';
 /** Told, after commit, of the webhook events a transaction wrote (a queue producer, an in-process runner). */
 export type WebhookEventsListener = (tenant: string, ids: readonly string[]) => void;
 
+/** Told of committed document changes and realtime messages (the API's realtime server). */
+export interface RealtimeListener {
+  documentChanged(tenant: string, change: DocumentChange): void;
+  message(tenant: string, message: RealtimeMessage): void;
+}
+
 export class PlatformChanges implements ChangeNotifier {
   private readonly webhookListeners = new Set<WebhookEventsListener>();
+  private readonly realtimeListeners = new Set<RealtimeListener>();
 
   constructor(
     private readonly metas: MetaRegistry,
@@ -51,6 +58,27 @@ export class PlatformChanges implements ChangeNotifier {
       if (ids.length === 0) return;
       for (const listener of this.webhookListeners) listener(tenant.name, ids);
     });
+  }
+
+  documentChanged(tx: Transaction, tenant: { name: string }, change: DocumentChange): void {
+    if (this.realtimeListeners.size === 0) return; // no socket server in this process: nothing to queue
+    tx.afterCommit(() => {
+      for (const listener of this.realtimeListeners) listener.documentChanged(tenant.name, change);
+    });
+  }
+
+  publishRealtime(tx: Transaction | undefined, tenant: { name: string }, message: RealtimeMessage): void {
+    const send = () => {
+      for (const listener of this.realtimeListeners) listener.message(tenant.name, message);
+    };
+    if (tx) tx.afterCommit(send);
+    else send();
+  }
+
+  /** Subscribes to committed document changes and realtime messages; returns the unsubscribe function. */
+  onRealtime(listener: RealtimeListener): () => void {
+    this.realtimeListeners.add(listener);
+    return () => this.realtimeListeners.delete(listener);
   }
 
   /** Subscribes to committed webhook events; returns the unsubscribe function. */

@@ -15,7 +15,7 @@ export {
 export { installTenant, migrateTenant, setPassword, definitionHash, type InstallServices } from './install';
 export { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 export { tenantMigrations, migrateTenantSchema } from './tenant-schema';
-export { PlatformChanges, type WebhookEventsListener } from './changes';
+export { PlatformChanges, type WebhookEventsListener, type RealtimeListener } from './changes';
 export { loadSecretBox } from './secrets';
 export { loadDeploymentId } from './deployment';
 export { releaseOf, releaseStatus, platformSchemaReady, recordTenantRelease, type ReleaseStatus } from './release';

@@ -6,6 +6,8 @@ import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { API_ROUTES, createApiListener } from './app';
 import type { ApiConfig } from './config';
+import { authenticate } from './middleware/authenticate';
+import { attachRealtime } from './realtime/server';
 
 export type RunningServer = Listening;
 
@@ -16,13 +18,24 @@ export interface MountedBefore {
   routes: readonly string[];
 }
 
-/** Starts the API service's HTTP server on `config.port` (0 picks a free port); rejects when the port cannot be bound. */
-export function startApiServer(
+/** Where realtime events travel between API processes (realtime/transport.ts). */
+export interface RealtimeSettings {
+  redisUrl?: string | undefined;
+  /** The deployment's prefix for Redis keys and channels. */
+  prefix: string;
+}
+
+/**
+ * Starts the API service's HTTP server on `config.port` (0 picks a free port), with the realtime
+ * endpoint (/socket.io) on the same port; rejects when the port cannot be bound.
+ */
+export async function startApiServer(
   platform: Platform,
   config: ApiConfig,
   logger: Logger,
   ops?: ServiceOperations,
   before: MountedBefore = { handlers: [], routes: [] },
+  realtime: RealtimeSettings = { prefix: 'quire' },
 ): Promise<RunningServer> {
   const app = createApiListener({
     platform,
@@ -37,5 +50,19 @@ export function startApiServer(
     return locals?.tenant?.name;
   };
   const listener = ops ? withOperations(ops, new RouteTable([...before.routes, ...API_ROUTES]), app, tenantOf) : app;
-  return listen(listener, { port: config.port, host: config.host });
+  const listening = await listen(listener, { port: config.port, host: config.host });
+  const sockets = await attachRealtime(listening.server, platform, authenticate(platform, logger), {
+    redisUrl: realtime.redisUrl,
+    prefix: realtime.prefix,
+    logger,
+    registry: ops?.metrics.registry,
+  });
+  return {
+    ...listening,
+    // Sockets go first: an open WebSocket is not a request the HTTP server would wait for.
+    close: async (timeoutMs?: number) => {
+      await sockets.close();
+      await listening.close(timeoutMs);
+    },
+  };
 }

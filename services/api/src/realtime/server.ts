@@ -1,0 +1,279 @@
+import type http from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
+import type { DocumentChange, RealtimeMessage } from '@quire/db';
+import { getDoc } from '@quire/documents';
+import { readScope, type Principal } from '@quire/permissions';
+import type { Platform, Tenant } from '@quire/tenancy';
+import type { RequestHandler } from 'express';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { Server, type Namespace, type Socket } from 'socket.io';
+import { HandshakeRefused, identify, type SocketIdentity } from './handshake';
+import { rooms } from './rooms';
+import { databaseTransport, redisTransport, type Delivery, type Transport } from './transport';
+
+/**
+ * Realtime events as frappe-react-sdk expects them (frappe-clients.md §4.2): Socket.IO v4 at
+ * /socket.io on the API's own port, one namespace per tenant (`/<site>`, the SDK's `siteName`),
+ * Frappe's six subscribe handlers, rooms and payloads. Events come from committed changes only
+ * (ChangeNotifier.documentChanged, after commit) and from apps' publishRealtime; they reach
+ * sockets on every API process (transport.ts). A socket joins a DocType's or a document's room
+ * only after a read-permission check, so what a room hears its sockets may read.
+ */
+
+export interface RealtimeOptions {
+  /** With it, Socket.IO's Redis adapter and emitter carry events between processes; without, the database does. */
+  redisUrl?: string | undefined;
+  /** Keeps deployments that share a Redis apart (the deployment's prefix). */
+  prefix: string;
+  logger: Logger;
+  registry?: Registry | undefined;
+}
+
+export interface RealtimeServer {
+  close(): Promise<void>;
+}
+
+/** What this process keeps of a socket besides what Socket.IO carries between processes (`socket.data`). */
+interface SocketData {
+  user: string;
+}
+
+const NAMESPACE = /^\/[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
+function acknowledge(ack: unknown, joined: boolean): void {
+  if (typeof ack === 'function') (ack as (joined: boolean) => void)(joined);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export async function attachRealtime(httpServer: http.Server, platform: Platform, caller: RequestHandler, options: RealtimeOptions): Promise<RealtimeServer> {
+  const { logger } = options;
+  const registers = options.registry ? [options.registry] : [];
+  const events = new Counter({ name: 'quire_realtime_events_total', help: 'Realtime events this process sent, by event', labelNames: ['event'], registers });
+  let connected = 0;
+  new Gauge({
+    name: 'quire_realtime_sockets',
+    help: 'Realtime sockets connected to this process',
+    registers,
+    collect() {
+      this.set(connected);
+    },
+  });
+
+  const io = new Server(httpServer, {
+    path: '/socket.io',
+    serveClient: false,
+    // Origins are judged per tenant at the namespace (handshake.ts); polling answers echo them.
+    cors: { origin: true, credentials: true, allowedHeaders: ['authorization', 'x-frappe-site-name', 'content-type'] },
+  });
+
+  const redis: Redis[] = [];
+  const key = `${options.prefix}:socket.io`;
+  if (options.redisUrl) {
+    const pub = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+    const sub = pub.duplicate();
+    for (const client of [pub, sub]) client.on('error', (err) => logger.warn({ err }, 'realtime Redis connection failed'));
+    redis.push(pub, sub);
+    io.adapter(createAdapter(pub, sub, { key }));
+  }
+
+  /** Principal and tenant of this process's sockets (socket.data holds only what may cross processes). */
+  const identities = new WeakMap<Socket, SocketIdentity>();
+  const namespaces = new Map<string, Namespace>();
+
+  const tenantNamespace = (name: string): Namespace => {
+    let nsp = namespaces.get(name);
+    if (!nsp) {
+      nsp = io.of(name);
+      nsp.use((socket, next) => {
+        identify(platform, caller, name, socket.request).then(
+          (identity) => {
+            identities.set(socket, identity);
+            (socket.data as SocketData).user = identity.principal.user;
+            next();
+          },
+          (err: unknown) => next(err instanceof HandshakeRefused ? err : new Error('Not authenticated')),
+        );
+      });
+      nsp.on('connection', (socket) => onConnection(nsp as Namespace, socket));
+      namespaces.set(name, nsp);
+    }
+    return nsp;
+  };
+  // Any `/<site>` namespace is made on first use, with the handshake checks and handlers above.
+  io.of((name, _auth, next) => {
+    if (!NAMESPACE.test(name)) {
+      next(null, false);
+      return;
+    }
+    tenantNamespace(name);
+    next(null, true);
+  });
+
+  const deliverLocally = ({ tenant, rooms: to, event, payload }: Delivery) => {
+    namespaces.get(`/${tenant}`)?.local.to(to).emit(event, payload);
+  };
+  const transport: Transport = options.redisUrl && redis[0] ? redisTransport(redis[0], key) : await databaseTransport(platform.db, deliverLocally, logger);
+  const send = (delivery: Delivery) => {
+    events.inc({ event: delivery.event });
+    transport.send(delivery);
+  };
+
+  const unsubscribe = platform.changes.onRealtime({
+    documentChanged(tenant: string, change: DocumentChange) {
+      send({
+        tenant,
+        rooms: [rooms.doc(change.doctype, change.name)],
+        event: 'doc_update',
+        payload: { doctype: change.doctype, name: change.name, modified: change.modified },
+      });
+      if (change.list) {
+        send({
+          tenant,
+          rooms: [rooms.doctype(change.doctype), rooms.doctypeOwned(change.doctype, change.owner)],
+          event: 'list_update',
+          payload: { doctype: change.doctype, name: change.name, user: change.user },
+        });
+      }
+    },
+    message(tenant: string, message: RealtimeMessage) {
+      const t = message.target as { user?: string; doctype?: string; docname?: string; room?: string };
+      const to = t.room
+        ? [t.room]
+        : t.user
+          ? [rooms.user(t.user)]
+          : t.doctype && t.docname
+            ? [rooms.doc(t.doctype, t.docname)]
+            : t.doctype
+              ? [rooms.doctype(t.doctype)]
+              : [rooms.all];
+      send({ tenant, rooms: to, event: message.event, payload: message.message });
+    },
+  });
+
+  /** The users with `doctype/name` open, told to everyone who has it open (skipped when the only viewer is the socket's own user). */
+  const broadcastViewers = async (nsp: Namespace, socket: Socket | undefined, doctype: string, docname: string) => {
+    const room = rooms.openDoc(doctype, docname);
+    const sockets = await nsp.in(room).fetchSockets();
+    const users = [...new Set(sockets.map((s) => (s.data as SocketData).user))].sort();
+    const own = socket ? (socket.data as SocketData).user : undefined;
+    if (users.length === 1 && users[0] === own) return;
+    events.inc({ event: 'doc_viewers' });
+    nsp.to(room).emit('doc_viewers', { doctype, docname, users });
+  };
+
+  /** How much of `doctype` (or whether the document `name`) the caller may read; never throws (a failure reads as no). */
+  const readable = async (tenant: Tenant, principal: Principal, doctype: string, name?: string): Promise<'all' | 'owner' | false> => {
+    try {
+      const ctx = await platform.context(tenant, principal);
+      const meta = ctx.meta.get(doctype);
+      if (!meta || meta.istable) return false;
+      const scope = readScope(meta, principal);
+      if (scope === false || name === undefined) return scope;
+      await getDoc(ctx, doctype, name); // 404 and 403 both mean: not for this socket
+      return scope;
+    } catch {
+      return false;
+    }
+  };
+
+  function onConnection(nsp: Namespace, socket: Socket): void {
+    const identity = identities.get(socket);
+    if (!identity) {
+      socket.disconnect(true);
+      return;
+    }
+    const { tenant, principal } = identity;
+    connected++;
+    void socket.join(rooms.user(principal.user));
+    if (principal.roles.has('Desk User') || principal.roles.has('Administrator')) void socket.join(rooms.all);
+    const open = new Set<string>(); // `doctype\0name` this socket has open
+
+    // Each handler also answers an acknowledgement when the client asks for one (whether it joined):
+    // the SDK never does, a test or an app can wait for it.
+    socket.on('doctype_subscribe', (doctype: unknown, ack?: unknown) => {
+      const dt = str(doctype);
+      if (!dt) {
+        acknowledge(ack, false);
+        return;
+      }
+      void readable(tenant, principal, dt).then(async (scope) => {
+        if (scope === 'all') await socket.join(rooms.doctype(dt));
+        else if (scope === 'owner') await socket.join(rooms.doctypeOwned(dt, principal.user));
+        acknowledge(ack, scope !== false);
+      });
+    });
+    socket.on('doctype_unsubscribe', (doctype: unknown) => {
+      const dt = str(doctype);
+      if (!dt) return;
+      void socket.leave(rooms.doctype(dt));
+      void socket.leave(rooms.doctypeOwned(dt, principal.user));
+    });
+    socket.on('doc_subscribe', (doctype: unknown, name: unknown, ack?: unknown) => {
+      const dt = str(doctype);
+      const dn = str(name);
+      if (!dt || !dn) {
+        acknowledge(ack, false);
+        return;
+      }
+      void readable(tenant, principal, dt, dn).then(async (scope) => {
+        if (scope) await socket.join(rooms.doc(dt, dn));
+        acknowledge(ack, scope !== false);
+      });
+    });
+    socket.on('doc_unsubscribe', (doctype: unknown, name: unknown) => {
+      const dt = str(doctype);
+      const dn = str(name);
+      if (dt && dn) void socket.leave(rooms.doc(dt, dn));
+    });
+    socket.on('doc_open', (doctype: unknown, name: unknown, ack?: unknown) => {
+      const dt = str(doctype);
+      const dn = str(name);
+      if (!dt || !dn) {
+        acknowledge(ack, false);
+        return;
+      }
+      void readable(tenant, principal, dt, dn).then(async (scope) => {
+        if (!scope) {
+          acknowledge(ack, false);
+          return;
+        }
+        await socket.join(rooms.openDoc(dt, dn));
+        open.add(`${dt}\0${dn}`);
+        await broadcastViewers(nsp, socket, dt, dn);
+        acknowledge(ack, true);
+      });
+    });
+    socket.on('doc_close', (doctype: unknown, name: unknown) => {
+      const dt = str(doctype);
+      const dn = str(name);
+      if (!dt || !dn || !open.delete(`${dt}\0${dn}`)) return;
+      void (async () => {
+        await socket.leave(rooms.openDoc(dt, dn));
+        await broadcastViewers(nsp, undefined, dt, dn);
+      })();
+    });
+    socket.on('disconnect', () => {
+      connected--;
+      for (const key of open) {
+        const [dt = '', dn = ''] = key.split('\0');
+        void broadcastViewers(nsp, undefined, dt, dn).catch(() => undefined);
+      }
+    });
+  }
+
+  return {
+    async close() {
+      unsubscribe();
+      await transport.close();
+      // Not io.close(): that would close the HTTP server too, which drains on its own (listen.ts).
+      io.local.disconnectSockets(true);
+      io.engine.close();
+      for (const client of redis) client.disconnect();
+    },
+  };
+}
