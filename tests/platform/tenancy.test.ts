@@ -430,7 +430,13 @@ describe('quire CLI', () => {
     const auth = `token ${created.json.api_key}:${created.json.api_secret}`;
     await untilServed(server.port, { Host: `${name}.localhost`, Authorization: auth });
     const host = { Host: `${name}.localhost`, Authorization: auth, 'Content-Type': 'application/json' };
-    const webhook = { name: 'on-todo', webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: 'http://127.0.0.1:9/hook', request_structure: 'Form URL-Encoded' };
+    const webhook = {
+      name: 'on-todo',
+      webhook_doctype: 'ToDo',
+      webhook_docevent: 'after_insert',
+      request_url: 'http://127.0.0.1:9/hook',
+      request_structure: 'Form URL-Encoded',
+    };
     const saved = await rawRequest(server.port, 'POST', '/api/resource/Webhook', host, JSON.stringify(webhook));
     expect(saved.status, saved.text).toBe(200);
     expect((await rawRequest(server.port, 'POST', '/api/resource/ToDo', host, JSON.stringify({ description: 'raises an event' }))).status).toBe(200);
