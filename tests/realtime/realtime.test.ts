@@ -208,6 +208,49 @@ describe('realtime events', () => {
   });
 });
 
+describe('presence: events only for tenants someone listens to', () => {
+  const listUpdatesSent = async (server: TestServer) => {
+    const text = await (await fetch(`${server.opsUrl}/metrics`)).text();
+    return Number(/^quire_realtime_events_total\{event="list_update"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+
+  it('a write to a tenant without sockets anywhere sends nothing', async () => {
+    const t = await tenant();
+    const before = await listUpdatesSent(a);
+    for (let i = 0; i < 3; i++) await t.call('POST', '/api/resource/ToDo', { json: { description: `unwatched ${i}` } });
+    expect(await listUpdatesSent(a)).toBe(before);
+  });
+
+  it('a process started after a socket connected elsewhere learns of it at once', async () => {
+    const t = await tenant();
+    const socket = await connect(b, t, t.auth);
+    const listed = record(socket, 'list_update');
+    expect(await subscribe(socket, 'doctype_subscribe', 'ToDo')).toBe(true);
+    const late = await startTestServer({ apps: [LAB_APP], redis });
+    try {
+      await expect
+        .poll(async () => (await fetch(new URL('/api/method/ping', late.url), { headers: { 'X-Frappe-Site-Name': t.name } })).status, { timeout: 10_000 })
+        .toBe(200);
+      await expect
+        .poll(
+          async () => {
+            await fetch(new URL('/api/resource/ToDo', late.url), {
+              method: 'POST',
+              headers: { 'X-Frappe-Site-Name': t.name, Authorization: t.auth, 'Content-Type': 'application/json' },
+              body: '{"description": "from the newcomer"}',
+            });
+            await quiet(100);
+            return listed.length;
+          },
+          { timeout: 3000 },
+        )
+        .toBeGreaterThan(0);
+    } finally {
+      await late.close();
+    }
+  });
+});
+
 describe('realtime without Redis', () => {
   it('two API processes on one Postgres carry events through LISTEN/NOTIFY', async () => {
     const [c, d] = await Promise.all([startTestServer(), startTestServer()]);

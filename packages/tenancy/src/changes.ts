@@ -13,6 +13,8 @@ export type WebhookEventsListener = (tenant: string, ids: readonly string[]) => 
 
 /** Told of committed document changes and realtime messages (the API's realtime server). */
 export interface RealtimeListener {
+  /** Whether anyone may hear of this tenant's changes (sockets connected somewhere): if not, nothing is queued. */
+  wanted(tenant: string): boolean;
   documentChanged(tenant: string, change: DocumentChange): void;
   message(tenant: string, message: RealtimeMessage): void;
 }
@@ -61,7 +63,10 @@ export class PlatformChanges implements ChangeNotifier {
   }
 
   documentChanged(tx: Transaction, tenant: { name: string }, change: DocumentChange): void {
-    if (this.realtimeListeners.size === 0) return; // no socket server in this process: nothing to queue
+    // No socket server here, or no socket of this tenant anywhere: nothing to queue.
+    let wanted = false;
+    for (const listener of this.realtimeListeners) wanted ||= listener.wanted(tenant.name);
+    if (!wanted) return;
     tx.afterCommit(() => {
       for (const listener of this.realtimeListeners) listener.documentChanged(tenant.name, change);
     });

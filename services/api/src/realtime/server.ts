@@ -11,7 +11,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import { HandshakeRefused, identify, type SocketIdentity } from './handshake';
 import { rooms } from './rooms';
-import { databaseTransport, redisTransport, type Delivery, type Transport } from './transport';
+import { Presence } from './presence';
+import { databaseTransport, redisTransport, type ControlMessage, type Delivery, type Transport } from './transport';
 
 /**
  * Realtime events as frappe-react-sdk expects them (frappe-clients.md §4.2): Socket.IO v4 at
@@ -53,7 +54,18 @@ function str(value: unknown): string | undefined {
 export async function attachRealtime(httpServer: http.Server, platform: Platform, caller: RequestHandler, options: RealtimeOptions): Promise<RealtimeServer> {
   const { logger } = options;
   const registers = options.registry ? [options.registry] : [];
-  const events = new Counter({ name: 'quire_realtime_events_total', help: 'Realtime events this process sent, by event', labelNames: ['event'], registers });
+  // Plain counts, read at scrape time: nothing but an addition per event on the write path.
+  const sent = new Map<string, number>();
+  new Counter({
+    name: 'quire_realtime_events_total',
+    help: 'Realtime events this process sent, by event',
+    labelNames: ['event'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [event, n] of sent) this.inc({ event }, n);
+    },
+  });
   let connected = 0;
   new Gauge({
     name: 'quire_realtime_sockets',
@@ -91,9 +103,11 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
       nsp = io.of(name);
       nsp.use((socket, next) => {
         identify(platform, caller, name, socket.request).then(
-          (identity) => {
+          async (identity) => {
             identities.set(socket, identity);
             (socket.data as SocketData).user = identity.principal.user;
+            // Connected only once every process may know this tenant has a socket (presence.ts).
+            await presence.connected(identity.tenant.name);
             next();
           },
           (err: unknown) => next(err instanceof HandshakeRefused ? err : new Error('Not authenticated')),
@@ -117,13 +131,22 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
   const deliverLocally = ({ tenant, rooms: to, event, payload }: Delivery) => {
     namespaces.get(`/${tenant}`)?.local.to(to).emit(event, payload);
   };
-  const transport: Transport = options.redisUrl && redis[0] ? redisTransport(redis[0], key) : await databaseTransport(platform.db, deliverLocally, logger);
+  // Presence and transport talk both ways: presence announces through the transport, which hands it what it hears.
+  const link: { transport?: Transport } = {};
+  const presence = new Presence((message) => link.transport?.control(message) ?? Promise.resolve());
+  const heard = (message: ControlMessage) => presence.heard(message);
+  const [pub, sub] = redis;
+  const transport = pub && sub ? redisTransport(pub, sub, key, heard, logger) : await databaseTransport(platform.db, deliverLocally, heard, logger);
+  link.transport = transport;
+  await presence.start();
   const send = (delivery: Delivery) => {
-    events.inc({ event: delivery.event });
+    if (!presence.wanted(delivery.tenant)) return;
+    sent.set(delivery.event, (sent.get(delivery.event) ?? 0) + 1);
     transport.send(delivery);
   };
 
   const unsubscribe = platform.changes.onRealtime({
+    wanted: (tenant: string) => presence.wanted(tenant),
     documentChanged(tenant: string, change: DocumentChange) {
       send({
         tenant,
@@ -162,7 +185,7 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
     const users = [...new Set(sockets.map((s) => (s.data as SocketData).user))].sort();
     const own = socket ? (socket.data as SocketData).user : undefined;
     if (users.length === 1 && users[0] === own) return;
-    events.inc({ event: 'doc_viewers' });
+    sent.set('doc_viewers', (sent.get('doc_viewers') ?? 0) + 1);
     nsp.to(room).emit('doc_viewers', { doctype, docname, users });
   };
 
@@ -189,6 +212,7 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
     }
     const { tenant, principal } = identity;
     connected++;
+    socket.on('disconnect', () => presence.disconnected(tenant.name));
     void socket.join(rooms.user(principal.user));
     if (principal.roles.has('Desk User') || principal.roles.has('Administrator')) void socket.join(rooms.all);
     const open = new Set<string>(); // `doctype\0name` this socket has open
@@ -269,6 +293,7 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
   return {
     async close() {
       unsubscribe();
+      presence.stop();
       await transport.close();
       // Not io.close(): that would close the HTTP server too, which drains on its own (listen.ts).
       io.local.disconnectSockets(true);

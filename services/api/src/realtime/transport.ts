@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
  * not a socket of that tenant is connected to it). Without Redis, through the database: events are
  * gathered for a few milliseconds and sent as one NOTIFY, and every process (this one included)
  * hands what it hears to its own sockets. The embedded database has one process: the same path.
+ * Beside events, processes tell each other which tenants have sockets (presence.ts).
  */
 
 export interface Delivery {
@@ -18,21 +19,50 @@ export interface Delivery {
   payload: unknown;
 }
 
+/** Between processes: "these tenants have sockets here", or "who has sockets?" (a process starting). */
+export type ControlMessage = { kind: 'interest'; tenants: string[] } | { kind: 'query' };
+
 export interface Transport {
   send(delivery: Delivery): void;
+  /** Resolves once the message left this process (the database or Redis has it). */
+  control(message: ControlMessage): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Hands a delivery to this process's sockets (the namespace's local ones). */
-export type LocalDelivery = (delivery: Delivery) => void;
+export type ControlHandler = (message: ControlMessage) => void;
 
-export function redisTransport(pub: Redis, key: string): Transport {
+function parseControl(text: string): ControlMessage | undefined {
+  try {
+    const m = JSON.parse(text) as { kind?: unknown; tenants?: unknown };
+    if (m.kind === 'query') return { kind: 'query' };
+    if (m.kind === 'interest' && Array.isArray(m.tenants)) return { kind: 'interest', tenants: m.tenants.filter((t): t is string => typeof t === 'string') };
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function redisTransport(pub: Redis, sub: Redis, key: string, onControl: ControlHandler, logger: Logger): Transport {
   const emitter = new Emitter(pub, { key });
+  const channel = `${key}#quire-presence`;
+  const onMessage = (from: string, text: string) => {
+    if (from !== channel) return;
+    const m = parseControl(text);
+    if (m) onControl(m);
+  };
+  sub.on('message', onMessage);
+  sub.subscribe(channel).catch((err: unknown) => logger.warn({ err }, 'realtime presence channel not subscribed'));
   return {
     send({ tenant, rooms, event, payload }) {
       emitter.of(`/${tenant}`).to(rooms).emit(event, payload);
     },
-    close: () => Promise.resolve(),
+    async control(message) {
+      await pub.publish(channel, JSON.stringify(message));
+    },
+    async close() {
+      sub.off('message', onMessage);
+      await sub.unsubscribe(channel).catch(() => undefined);
+    },
   };
 }
 
@@ -41,40 +71,63 @@ const CHANNEL = 'quire_realtime';
 const MAX_PAYLOAD = 7000;
 const BATCH_MS = 5;
 
-export async function databaseTransport(db: Database, deliver: LocalDelivery, logger: Logger): Promise<Transport> {
+interface Batch {
+  d?: Delivery[];
+  c?: ControlMessage[];
+}
+
+/** Hands a delivery to this process's sockets (the namespace's local ones). */
+export type LocalDelivery = (delivery: Delivery) => void;
+
+export async function databaseTransport(db: Database, deliver: LocalDelivery, onControl: ControlHandler, logger: Logger): Promise<Transport> {
   const unlisten = await db.listen(CHANNEL, {
     onMessage(payload) {
-      let batch: Delivery[];
+      let batch: Batch;
       try {
-        batch = JSON.parse(payload) as Delivery[];
+        batch = JSON.parse(payload) as Batch;
       } catch {
         return;
       }
-      for (const d of batch) deliver(d);
+      for (const c of batch.c ?? []) onControl(c);
+      for (const d of batch.d ?? []) deliver(d);
     },
   });
-  let pending: string[] = [];
-  let size = 0;
+  const notify = (batch: Batch) => db.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(batch)]);
+  let pending: Delivery[] = [];
   let timer: NodeJS.Timeout | undefined;
+  // Serialised once per batch, split when a batch would not fit in one NOTIFY.
   const flush = () => {
     timer = undefined;
     const batch = pending;
     pending = [];
-    size = 0;
-    if (batch.length === 0) return;
-    db.query('SELECT pg_notify($1, $2)', [CHANNEL, `[${batch.join(',')}]`]).catch((err: unknown) => logger.warn({ err }, 'realtime events not sent'));
+    let part: string[] = [];
+    let size = 0;
+    const sendPart = () => {
+      if (part.length === 0) return;
+      const text = `{"d":[${part.join(',')}]}`;
+      part = [];
+      size = 0;
+      db.query('SELECT pg_notify($1, $2)', [CHANNEL, text]).catch((err: unknown) => logger.warn({ err }, 'realtime events not sent'));
+    };
+    for (const d of batch) {
+      const text = JSON.stringify(d);
+      if (text.length > MAX_PAYLOAD) {
+        logger.warn({ event: d.event, bytes: text.length }, 'realtime event too large for the database transport: not sent');
+        continue;
+      }
+      if (size + text.length > MAX_PAYLOAD) sendPart();
+      part.push(text);
+      size += text.length + 1;
+    }
+    sendPart();
   };
   return {
     send(delivery) {
-      const text = JSON.stringify(delivery);
-      if (text.length > MAX_PAYLOAD) {
-        logger.warn({ event: delivery.event, bytes: text.length }, 'realtime event too large for the database transport: not sent');
-        return;
-      }
-      if (size + text.length > MAX_PAYLOAD) flush();
-      pending.push(text);
-      size += text.length + 1;
+      pending.push(delivery);
       timer ??= setTimeout(flush, BATCH_MS);
+    },
+    async control(message) {
+      await notify({ c: [message] });
     },
     async close() {
       if (timer) clearTimeout(timer);
