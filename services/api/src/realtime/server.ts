@@ -41,6 +41,9 @@ interface SocketData {
   user: string;
 }
 
+/** How long close() waits for handlers still talking to Redis. */
+const CLOSE_WAIT_MS = 2000;
+
 const NAMESPACE = /^\/[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
 function acknowledge(ack: unknown, joined: boolean): void {
@@ -178,6 +181,17 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
     },
   });
 
+  /**
+   * Work a socket's event starts and nobody awaits (joins, viewer broadcasts that ask Redis):
+   * failures are logged, and close() lets it finish before the Redis connections go, so no command
+   * is cut off mid-flight.
+   */
+  const pending = new Set<Promise<unknown>>();
+  const background = (work: Promise<unknown>): void => {
+    const tracked = work.catch((err: unknown) => logger.warn({ err }, 'realtime handler failed')).finally(() => pending.delete(tracked));
+    pending.add(tracked);
+  };
+
   /** The users with `doctype/name` open, told to everyone who has it open (skipped when the only viewer is the socket's own user). */
   const broadcastViewers = async (nsp: Namespace, socket: Socket | undefined, doctype: string, docname: string) => {
     const room = rooms.openDoc(doctype, docname);
@@ -225,11 +239,13 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
         acknowledge(ack, false);
         return;
       }
-      void readable(tenant, principal, dt).then(async (scope) => {
-        if (scope === 'all') await socket.join(rooms.doctype(dt));
-        else if (scope === 'owner') await socket.join(rooms.doctypeOwned(dt, principal.user));
-        acknowledge(ack, scope !== false);
-      });
+      background(
+        readable(tenant, principal, dt).then(async (scope) => {
+          if (scope === 'all') await socket.join(rooms.doctype(dt));
+          else if (scope === 'owner') await socket.join(rooms.doctypeOwned(dt, principal.user));
+          acknowledge(ack, scope !== false);
+        }),
+      );
     });
     socket.on('doctype_unsubscribe', (doctype: unknown) => {
       const dt = str(doctype);
@@ -244,10 +260,12 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
         acknowledge(ack, false);
         return;
       }
-      void readable(tenant, principal, dt, dn).then(async (scope) => {
-        if (scope) await socket.join(rooms.doc(dt, dn));
-        acknowledge(ack, scope !== false);
-      });
+      background(
+        readable(tenant, principal, dt, dn).then(async (scope) => {
+          if (scope) await socket.join(rooms.doc(dt, dn));
+          acknowledge(ack, scope !== false);
+        }),
+      );
     });
     socket.on('doc_unsubscribe', (doctype: unknown, name: unknown) => {
       const dt = str(doctype);
@@ -261,31 +279,35 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
         acknowledge(ack, false);
         return;
       }
-      void readable(tenant, principal, dt, dn).then(async (scope) => {
-        if (!scope) {
-          acknowledge(ack, false);
-          return;
-        }
-        await socket.join(rooms.openDoc(dt, dn));
-        open.add(`${dt}\0${dn}`);
-        await broadcastViewers(nsp, socket, dt, dn);
-        acknowledge(ack, true);
-      });
+      background(
+        readable(tenant, principal, dt, dn).then(async (scope) => {
+          if (!scope) {
+            acknowledge(ack, false);
+            return;
+          }
+          await socket.join(rooms.openDoc(dt, dn));
+          open.add(`${dt}\0${dn}`);
+          await broadcastViewers(nsp, socket, dt, dn);
+          acknowledge(ack, true);
+        }),
+      );
     });
     socket.on('doc_close', (doctype: unknown, name: unknown) => {
       const dt = str(doctype);
       const dn = str(name);
       if (!dt || !dn || !open.delete(`${dt}\0${dn}`)) return;
-      void (async () => {
-        await socket.leave(rooms.openDoc(dt, dn));
-        await broadcastViewers(nsp, undefined, dt, dn);
-      })();
+      background(
+        (async () => {
+          await socket.leave(rooms.openDoc(dt, dn));
+          await broadcastViewers(nsp, undefined, dt, dn);
+        })(),
+      );
     });
     socket.on('disconnect', () => {
       connected--;
       for (const key of open) {
         const [dt = '', dn = ''] = key.split('\0');
-        void broadcastViewers(nsp, undefined, dt, dn).catch(() => undefined);
+        background(broadcastViewers(nsp, undefined, dt, dn));
       }
     });
   }
@@ -298,7 +320,10 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
       // Not io.close(): that would close the HTTP server too, which drains on its own (listen.ts).
       io.local.disconnectSockets(true);
       io.engine.close();
-      for (const client of redis) client.disconnect();
+      // The disconnects above tell other processes' viewers who left (through Redis): let that
+      // finish (bounded: a request to the others times out on its own) before the connections go.
+      await Promise.race([Promise.allSettled([...pending]), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+      await Promise.all(redis.map((client) => client.quit().catch(() => client.disconnect())));
     },
   };
 }
