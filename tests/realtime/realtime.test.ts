@@ -271,3 +271,26 @@ describe('realtime without Redis', () => {
     }
   });
 });
+
+describe('realtime with Redis unreachable', () => {
+  it('the API starts, admits sockets and takes writes; events are lost, nothing waits or crashes', async () => {
+    const started = performance.now();
+    const c = await startTestServer({ redis: { url: 'redis://127.0.0.1:1/0', prefix: `rt-down-${randomBytes(4).toString('hex')}` } });
+    try {
+      expect(performance.now() - started).toBeLessThan(15_000);
+      const t = await c.tenant('rtdown');
+      const socket = await connect(c, t, t.auth);
+      expect(await subscribe(socket, 'doctype_subscribe', 'ToDo')).toBe(true);
+      expect(await subscribe(socket, 'doc_open', 'ToDo', 'nothing-here')).toBe(false);
+      for (let i = 0; i < 3; i++) {
+        const created = await t.call('POST', '/api/resource/ToDo', { json: { description: `while Redis is down ${i}` } });
+        expect(created.status).toBe(200);
+      }
+      socket.disconnect();
+      await quiet(300); // a publish that failed after the reconnection attempt was handled, not left to crash the process
+      expect((await t.call('GET', '/api/resource/ToDo')).body.data).toHaveLength(3);
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -54,6 +54,26 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/**
+ * Socket.IO's Redis adapter and emitter publish without handling a failed PUBLISH, which would be
+ * an unhandled rejection (fatal to Node) whenever Redis is down: each publish gets a handler that
+ * logs, and callers that await the promise still see the failure.
+ */
+function logPublishFailures(client: Redis, logger: Logger): void {
+  const publish = (channel: string | Buffer, message: string | Buffer): Promise<number> => Redis.prototype.publish.call(client, channel, message);
+  let lastLogged = 0;
+  const published = (channel: string | Buffer, message: string | Buffer): Promise<number> => {
+    const result = publish(channel, message);
+    result.catch((err: unknown) => {
+      if (Date.now() - lastLogged < 10_000) return;
+      lastLogged = Date.now();
+      logger.warn({ err }, 'realtime events not published (Redis unreachable)');
+    });
+    return result;
+  };
+  client.publish = published;
+}
+
 export async function attachRealtime(httpServer: http.Server, platform: Platform, caller: RequestHandler, options: RealtimeOptions): Promise<RealtimeServer> {
   const { logger } = options;
   const registers = options.registry ? [options.registry] : [];
@@ -89,9 +109,24 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
   const redis: Redis[] = [];
   const key = `${options.prefix}:socket.io`;
   if (options.redisUrl) {
-    const pub = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
-    const sub = pub.duplicate();
-    for (const client of [pub, sub]) client.on('error', (err) => logger.warn({ err }, 'realtime Redis connection failed'));
+    // Redis down must not stop the API: a publish fails after one reconnection attempt instead of
+    // queueing (start-up, handshakes and writes go on; the events are lost, as Frappe's would be),
+    // while the subscriber waits and subscribes again once Redis is back.
+    const pub = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
+    const sub = pub.duplicate({ maxRetriesPerRequest: null });
+    logPublishFailures(pub, logger);
+    for (const client of [pub, sub]) {
+      // Once per outage, not once per reconnection attempt.
+      let down = false;
+      client.on('error', (err) => {
+        if (!down) logger.warn({ err }, 'realtime Redis connection failed');
+        down = true;
+      });
+      client.on('ready', () => {
+        if (down) logger.info('realtime Redis connection back');
+        down = false;
+      });
+    }
     redis.push(pub, sub);
     io.adapter(createAdapter(pub, sub, { key }));
   }
@@ -323,7 +358,13 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
       // The disconnects above tell other processes' viewers who left (through Redis): let that
       // finish (bounded: a request to the others times out on its own) before the connections go.
       await Promise.race([Promise.allSettled([...pending]), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
-      await Promise.all(redis.map((client) => client.quit().catch(() => client.disconnect())));
+      // QUIT waits for replies still owed; a connection that is down has none to wait for.
+      await Promise.all(
+        redis.map(async (client) => {
+          if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+          else client.disconnect();
+        }),
+      );
     },
   };
 }

@@ -61,7 +61,8 @@ export function redisTransport(pub: Redis, sub: Redis, key: string, onControl: C
     },
     async close() {
       sub.off('message', onMessage);
-      await sub.unsubscribe(channel).catch(() => undefined);
+      // A subscriber that is down would hold UNSUBSCRIBE until Redis is back; it has nothing to leave.
+      if (sub.status === 'ready') await sub.unsubscribe(channel).catch(() => undefined);
     },
   };
 }
