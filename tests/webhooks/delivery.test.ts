@@ -120,6 +120,8 @@ describe('events, payloads and signatures', () => {
     const change = async (json: Record<string, unknown>) => expect((await t.call('PUT', `/api/resource/Webhook/${hook.name}`, { json })).status).toBe(200);
     await change({ webhook_data: [{ fieldname: 'description', key: 'after' }] });
     await write('two');
+    // Disabling cancels what is still pending: 'two' is let through before the webhook is disabled.
+    await receiver.waitFor(2, 10_000, at(hook.path));
     await change({ enabled: 0 });
     await write('three');
     await change({ enabled: 1 });
