@@ -66,7 +66,9 @@ async function main(): Promise<void> {
   const client = await insertDoc(ctx, 'OAuth Client', { app_name: 'bench', grant_type: 'Client Credentials', user: CLERK.email, scopes: 'all' });
   await seeded.close();
 
-  const api = await startProcess(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0', DB_POOL_SIZE: '10' });
+  // BENCH_PROFILE_DIR=<dir>: the API process's V8 CPU profile of the whole run (node --cpu-prof), written on exit.
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const api = await startProcess([...profile, 'bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0', DB_POOL_SIZE: '10' });
   const auth = await startProcess(['bin/quire.mjs', 'serve', 'auth'], { ...env, AUTH_PORT: '0', DB_POOL_SIZE: '4' });
   try {
     const site = { 'X-Frappe-Site-Name': 'bench' };
@@ -76,8 +78,12 @@ async function main(): Promise<void> {
       'session cookie': { ...site, Cookie: await sessionCookie(api.port) },
     };
     const requests = { get: { paths: seeded.names.map((n) => `/api/resource/ToDo/${n}`) }, list: { paths: [LIST_PATH] } };
-    const sides: Side[] = Object.entries(callers).map(([side, headers]) => ({ side, server: api, headers }));
-    await compareSides({ sides, requests, baseline: 'token key:secret', seconds, connections, rounds, about: { rows: ROWS } });
+    // BENCH_CALLERS=token,session: only the callers whose names start with these (the first is the baseline).
+    const picked = process.env.BENCH_CALLERS?.split(',');
+    const sides: Side[] = Object.entries(callers)
+      .filter(([side]) => !picked || picked.some((p) => side.toLowerCase().startsWith(p.toLowerCase())))
+      .map(([side, headers]) => ({ side, server: api, headers }));
+    await compareSides({ sides, requests, baseline: sides[0]?.side ?? 'token key:secret', seconds, connections, rounds, about: { rows: ROWS } });
   } finally {
     for (const side of [api, auth]) side.child.kill('SIGTERM');
   }

@@ -35,7 +35,8 @@ interface Row {
 
 /**
  * Measures every side on every request in one run: a 3 s warm-up each (JIT, prepared statements,
- * caches), then `rounds` rounds alternating the sides so drift hits all of them. Prints each
+ * caches), then `rounds` rounds alternating the sides, each round starting at the next side, so
+ * drift hits all of them. Prints each
  * measurement and a summary per request (req/s, ratio to the baseline, p50, p99, server CPU per
  * request); throws when any request failed.
  */
@@ -49,7 +50,10 @@ export async function compareSides(c: Comparison): Promise<void> {
       measure({ origin: `http://127.0.0.1:${s.server.port}`, ...spec, headers: s.headers, seconds, connections: c.connections });
     for (const s of c.sides) await load(s, 3);
     for (let round = 1; round <= c.rounds; round++) {
-      for (const s of c.sides) {
+      // Each round starts at the next side: no side always runs first, or right after another.
+      const start = (round - 1) % c.sides.length;
+      const order = [...c.sides.slice(start), ...c.sides.slice(0, start)];
+      for (const s of order) {
         const pid = s.server.child.pid ?? 0;
         const before = cpuSeconds(pid);
         const m = await load(s, c.seconds);
