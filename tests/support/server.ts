@@ -133,7 +133,6 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
         allowNets: [],
         concurrency: 8,
         sweepIntervalMs: 50,
-        lockDurationMs: 15_000,
         leaseMarginMs: 10_000,
         retry: { baseDelayMs: 100, maxDelayMs: 2000, maxAgeMs: 60_000, jitter: 0 },
         port: 0,

@@ -43,8 +43,6 @@ const webhooksSettings = {
   /** Delivery requests in flight per process (one slow receiver holds a slot until its timeout). */
   concurrency: ['WEBHOOK_CONCURRENCY', z.coerce.number().int().min(1).max(500).default(64)],
   sweepIntervalMs: ['WEBHOOK_SWEEP_INTERVAL_MS', z.coerce.number().int().min(10).default(2000)],
-  /** No longer used (it was BullMQ's job lock; claims are outbox leases now: timeout + WEBHOOK_LEASE_MARGIN_MS). Still accepted. */
-  lockDurationMs: ['WEBHOOK_LOCK_DURATION_MS', z.coerce.number().int().min(1000).default(15_000)],
   leaseMarginMs: ['WEBHOOK_LEASE_MARGIN_MS', z.coerce.number().int().min(100).default(10_000)],
   retryBaseDelayMs: ['WEBHOOK_RETRY_BASE_MS', z.coerce.number().int().min(1).default(DEFAULT_RETRY_POLICY.baseDelayMs)],
   retryMaxDelayMs: ['WEBHOOK_RETRY_MAX_DELAY_MS', z.coerce.number().int().min(1).default(DEFAULT_RETRY_POLICY.maxDelayMs)],
