@@ -62,7 +62,8 @@ export interface Runtime {
   /**
    * Graceful stop (SIGTERM): unready at once, serving on for SHUTDOWN_DELAY_MS while load balancers
    * notice, then no new connections, in-flight requests and deliveries finish within
-   * SHUTDOWN_TIMEOUT_MS, pools closed.
+   * SHUTDOWN_TIMEOUT_MS, then the pool closes once the statements still running or waiting for a
+   * connection are done (a request its client gave up on is still under way), within that time again.
    */
   shutdown(): Promise<void>;
   /** Immediate stop: every server and pool closed now (a command's end, tests). */
@@ -102,7 +103,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Stopping drains the services together (one deadline for all), then closes the rest in
   // reverse order of opening: the operations port, queues, caches, the pool last.
   const drainers: Closer[] = [];
-  const closers: Closer[] = [() => db.close()];
+  const closers: Closer[] = [(ms) => db.close(ms)];
   const closeAll = async (timeoutMs: number): Promise<void> => {
     await Promise.all(drainers.splice(0).map(async (drain) => drain(timeoutMs)));
     for (const fn of closers.splice(0).reverse()) await fn(timeoutMs);

@@ -73,7 +73,11 @@ export interface Database extends Executor {
   readonly supportsAdvisoryLocks: boolean;
   /** The connection pool's state now (for metrics); undefined for a driver without a pool. */
   poolStats(): PoolStats | undefined;
-  close(): Promise<void>;
+  /**
+   * Closes the connections. Statements in flight or waiting for a connection (requests still
+   * being served at a graceful stop) are given up to `drainMs` to finish; what runs past it is cut.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 export interface PoolStats {

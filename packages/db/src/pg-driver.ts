@@ -222,11 +222,18 @@ export class PgDatabase implements Database {
     }, delay).unref();
   }
 
-  async close(): Promise<void> {
+  async close(drainMs = 0): Promise<void> {
     this.closed = true;
     const client = this.listenClient;
     this.listenClient = undefined;
     await client?.end().catch(() => {});
-    await this.pool.end();
+    const until = Date.now() + drainMs;
+    const busy = () => this.pool.waitingCount > 0 || this.pool.totalCount > this.pool.idleCount;
+    while (busy() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    // pg-pool's end() waits for every lent connection to come back: past the deadline, not longer.
+    const ended = this.pool.end();
+    if (!busy()) return ended;
+    ended.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 0).unref());
   }
 }

@@ -302,3 +302,28 @@ describe('embedded data folder', () => {
     }
   });
 });
+
+describe('closing the Postgres pool', () => {
+  it('lets statements in flight and waiting for a connection finish first, up to the time it is given', async () => {
+    const db = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 1 });
+    const running = db.query('SELECT pg_sleep(0.3) AS slept');
+    const waiting = db.query('SELECT 1 AS n'); // queued behind the first: the pool has one connection
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await db.close(5000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    await expect(running).resolves.toMatchObject({ rows: [{ slept: '' }] });
+    await expect(waiting).resolves.toMatchObject({ rows: [{ n: 1 }] });
+    await expect(db.query('SELECT 1')).rejects.toThrow();
+  });
+
+  it('stops waiting after the time it is given', async () => {
+    const db = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 1 });
+    const running = db.query('SELECT pg_sleep(2)').catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await db.close(200);
+    expect(Date.now() - started).toBeLessThan(1900);
+    await running;
+  });
+});
