@@ -42,8 +42,8 @@ function sessionSettings(options: PgDatabaseOptions): string[] {
   return out;
 }
 
-/** Server-side prepared statements are kept for at most this many distinct texts per process. */
-const MAX_PREPARED = 500;
+/** Statement names remembered by text; the names are derived from the texts, so forgetting them is only a recomputation. */
+const MAX_NAMED_TEXTS = 50_000;
 
 export class PgDatabase implements Database {
   readonly kind = 'postgres' as const;
@@ -85,8 +85,10 @@ export class PgDatabase implements Database {
 
   private statementName(text: string): string | undefined {
     if (this.transactionPooling) return undefined;
+    // Each connection keeps its most recently used prepared statements (pg-query.ts: PREPARED_PER_CONNECTION).
     let name = this.prepared.get(text);
-    if (name === undefined && this.prepared.size < MAX_PREPARED) {
+    if (name === undefined) {
+      if (this.prepared.size >= MAX_NAMED_TEXTS) this.prepared.clear();
       name = 'q_' + createHash('sha1').update(text).digest('base64url');
       this.prepared.set(text, name);
     }

@@ -70,6 +70,43 @@ interface Described {
 /** Per connection (a prepared statement lives on one), its named statements' descriptions. */
 const descriptions = new WeakMap<ProtocolConnection, Map<string, Described>>();
 
+/**
+ * Prepared statements a connection keeps. Schema-per-tenant makes each tenant's statements texts
+ * of their own, so a process serving many tenants prepares many: past this many on a connection,
+ * the one used least recently is closed (a Close message in the same write as the next Parse), so
+ * a backend's plan cache stays bounded while every tenant's hot statements stay prepared.
+ */
+export const PREPARED_PER_CONNECTION = 2000;
+
+/** pg's record of what a connection has parsed (by statement name), which a Close must update. */
+interface ParsedStatements {
+  parsedStatements: Record<string, string | undefined>;
+  close(msg: { type: 'S'; name: string }): void;
+}
+
+/** Per connection, its prepared statements' names from least to most recently used. */
+const recency = new WeakMap<ProtocolConnection, Map<string, true>>();
+
+/** Marks `name` used on `connection`; a statement about to be parsed there first makes room. */
+function usePrepared(connection: ProtocolConnection, name: string, parsing: boolean): void {
+  let used = recency.get(connection);
+  if (!used) recency.set(connection, (used = new Map<string, true>()));
+  if (!parsing) {
+    if (used.delete(name)) used.set(name, true);
+    return;
+  }
+  used.delete(name);
+  const pg = connection as unknown as ParsedStatements;
+  while (used.size >= PREPARED_PER_CONNECTION) {
+    const oldest = used.keys().next().value as string;
+    used.delete(oldest);
+    pg.close({ type: 'S', name: oldest });
+    Reflect.deleteProperty(pg.parsedStatements, oldest);
+    descriptions.get(connection)?.delete(oldest);
+  }
+  used.set(name, true);
+}
+
 function describedOn(connection: ProtocolConnection): Map<string, Described> {
   let map = descriptions.get(connection);
   if (!map) descriptions.set(connection, (map = new Map<string, Described>()));
@@ -118,7 +155,9 @@ class StatementQuery extends QueryBase {
     if (this.around.begin) simpleStatement(connection, 'BEGIN');
     // Only a statement already parsed on this connection is described from memory.
     const name = this.name;
-    if (name && this.hasBeenParsed(connection)) {
+    const parsed = name !== undefined && this.hasBeenParsed(connection);
+    if (name) usePrepared(connection, name, !parsed);
+    if (parsed) {
       const known = descriptions.get(connection)?.get(name);
       if (known) {
         this.reused = known;

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { PG, PgDatabase, PgliteDatabase, pgErrorInfo, qualified, type Database, type DeferredWrite, type Transaction } from '../src/index';
+import { PREPARED_PER_CONNECTION } from '../src/pg-query';
 
 /**
  * Both drivers behind the Database seam must behave the same: the same SQL, the same value shapes,
@@ -325,5 +326,36 @@ describe('closing the Postgres pool', () => {
     await db.close(200);
     expect(Date.now() - started).toBeLessThan(1900);
     await running;
+  });
+});
+
+describe('prepared statements on a Postgres connection', () => {
+  it('keeps at most PREPARED_PER_CONNECTION, closing the least recently used; an evicted one is prepared again when used', async () => {
+    const db = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 1 });
+    try {
+      const statement = (i: number) => `SELECT $1::int + ${i} AS n`;
+      const extra = 5;
+      for (let i = 0; i < PREPARED_PER_CONNECTION + extra; i++) {
+        const { rows } = await db.query<{ n: number }>(statement(i), [1], { prepare: true });
+        expect(rows[0]?.n).toBe(i + 1);
+        if (i === 0) await db.query(statement(0), [1], { prepare: true }); // the first, used again: kept over the second
+      }
+      const kept = async () =>
+        (await db.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'SELECT $1::int + %'`)).rows.map(
+          (r) => r.statement,
+        );
+      const before = await kept();
+      expect(before).toHaveLength(PREPARED_PER_CONNECTION);
+      expect(before).not.toContain(statement(1)); // least recently used: closed
+      expect(before).toContain(statement(PREPARED_PER_CONNECTION + extra - 1));
+      // Evicted statements answer again (parsed anew, evicting others in turn).
+      for (let i = 1; i <= extra; i++) {
+        const { rows } = await db.query<{ n: number }>(statement(i), [2], { prepare: true });
+        expect(rows[0]?.n).toBe(i + 2);
+      }
+      expect(await kept()).toHaveLength(PREPARED_PER_CONNECTION);
+    } finally {
+      await db.close();
+    }
   });
 });
