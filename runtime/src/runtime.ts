@@ -98,6 +98,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     dataDir: config.platform.dataDir,
     poolSize: config.platform.dbPoolSize,
     statementTimeoutMs: config.platform.dbStatementTimeoutMs,
+    preparedPerConnection: config.platform.dbPreparedPerConnection,
     applicationName: options.name ?? 'quire',
   });
   // Stopping drains the services together (one deadline for all), then closes the rest in

@@ -83,6 +83,8 @@ const platformSettings = {
   shutdownTimeoutMs: ['SHUTDOWN_TIMEOUT_MS', z.coerce.number().int().min(0).max(600_000).default(20_000)],
   dbPoolSize: ['DB_POOL_SIZE', z.coerce.number().int().min(1).max(500).default(10)],
   dbStatementTimeoutMs: ['DB_STATEMENT_TIMEOUT_MS', z.coerce.number().int().min(0).default(30_000)],
+  /** Prepared statements each pooled connection keeps (least recently used closed beyond it; 0: none prepared). */
+  dbPreparedPerConnection: ['DB_PREPARED_PER_CONNECTION', z.coerce.number().int().min(0).max(100_000).default(2000)],
   apiKeyCacheTtlMs: ['API_KEY_CACHE_TTL_MS', z.coerce.number().int().min(0).default(60_000)],
   cacheRefreshIntervalMs: ['CACHE_REFRESH_INTERVAL_MS', z.coerce.number().int().min(0).default(5_000)],
   /** Tenants whose metadata a process keeps (least recently used dropped beyond it). */

@@ -8,6 +8,8 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   poolSize?: number;
   statementTimeoutMs?: number;
+  /** Prepared statements each connection keeps (Postgres server only). */
+  preparedPerConnection?: number;
   applicationName?: string;
   poolMode?: 'session' | 'transaction';
   /** A direct URL for LISTEN when `url` goes through a transaction pooler. */
@@ -20,6 +22,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       connectionString: options.url,
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
       ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
+      ...(options.preparedPerConnection !== undefined ? { preparedPerConnection: options.preparedPerConnection } : {}),
       ...(options.applicationName ? { applicationName: options.applicationName } : {}),
       ...(options.poolMode ? { poolMode: options.poolMode } : {}),
       ...(options.directUrl ? { directConnectionString: options.directUrl } : {}),

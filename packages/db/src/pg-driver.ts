@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AfterCommitQueue } from './context';
-import { runStatement, type Around } from './pg-query';
+import { DEFAULT_PREPARED_PER_CONNECTION, runStatement, type Around } from './pg-query';
 import { TransactionHandle, type Session } from './transaction-handle';
 import type { Database, ListenHandlers, PoolStats, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
 import { ident, literal } from './sql';
@@ -12,6 +12,12 @@ export interface PgDatabaseOptions {
   connectionString: string;
   poolSize?: number;
   statementTimeoutMs?: number;
+  /**
+   * Prepared statements each connection keeps, the least recently used closed beyond it (default
+   * 2,000; 0 prepares none). Schema-per-tenant gives every tenant statement texts of its own: the
+   * hot ones of all active tenants fit, at some memory per backend (~24 KiB a plan measured).
+   */
+  preparedPerConnection?: number;
   applicationName?: string;
   /**
    * `transaction` when `connectionString` goes through a transaction pooler (PgBouncer
@@ -56,9 +62,11 @@ export class PgDatabase implements Database {
   private closed = false;
 
   private readonly transactionPooling: boolean;
+  private readonly preparedPerConnection: number;
 
   constructor(private readonly options: PgDatabaseOptions) {
     this.transactionPooling = options.poolMode === 'transaction';
+    this.preparedPerConnection = options.preparedPerConnection ?? DEFAULT_PREPARED_PER_CONNECTION;
     // Settings go in after connecting, not as startup parameters: a stock PgBouncer refuses unknown
     // startup parameters (statement_timeout). Behind a transaction pooler a session setting would
     // land on whichever server connection ran it, so there it belongs on the database role instead.
@@ -84,8 +92,8 @@ export class PgDatabase implements Database {
   }
 
   private statementName(text: string): string | undefined {
-    if (this.transactionPooling) return undefined;
-    // Each connection keeps its most recently used prepared statements (pg-query.ts: PREPARED_PER_CONNECTION).
+    if (this.transactionPooling || this.preparedPerConnection === 0) return undefined;
+    // Each connection keeps its `preparedPerConnection` most recently used prepared statements (pg-query.ts).
     let name = this.prepared.get(text);
     if (name === undefined) {
       if (this.prepared.size >= MAX_NAMED_TEXTS) this.prepared.clear();
@@ -120,7 +128,7 @@ export class PgDatabase implements Database {
   ): Promise<QueryResult<R>> {
     const name = options?.prepare ? this.statementName(text) : undefined;
     try {
-      const res = await runStatement(client, text, values as unknown[], name, around);
+      const res = await runStatement(client, text, values as unknown[], name, around, this.preparedPerConnection);
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     } catch (e) {
       // A prepared plan whose result shape changed under a DDL change: retry once unprepared

@@ -71,12 +71,13 @@ interface Described {
 const descriptions = new WeakMap<ProtocolConnection, Map<string, Described>>();
 
 /**
- * Prepared statements a connection keeps. Schema-per-tenant makes each tenant's statements texts
- * of their own, so a process serving many tenants prepares many: past this many on a connection,
- * the one used least recently is closed (a Close message in the same write as the next Parse), so
- * a backend's plan cache stays bounded while every tenant's hot statements stay prepared.
+ * Prepared statements a connection keeps unless told otherwise. Schema-per-tenant makes each
+ * tenant's statements texts of their own, so a process serving many tenants prepares many: past
+ * this many on a connection, the one used least recently is closed (a Close message in the same
+ * write as the next Parse), so a backend's plan cache stays bounded while every tenant's hot
+ * statements stay prepared.
  */
-export const PREPARED_PER_CONNECTION = 2000;
+export const DEFAULT_PREPARED_PER_CONNECTION = 2000;
 
 /** pg's record of what a connection has parsed (by statement name), which a Close must update. */
 interface ParsedStatements {
@@ -88,7 +89,7 @@ interface ParsedStatements {
 const recency = new WeakMap<ProtocolConnection, Map<string, true>>();
 
 /** Marks `name` used on `connection`; a statement about to be parsed there first makes room. */
-function usePrepared(connection: ProtocolConnection, name: string, parsing: boolean): void {
+function usePrepared(connection: ProtocolConnection, name: string, parsing: boolean, keep: number): void {
   let used = recency.get(connection);
   if (!used) recency.set(connection, (used = new Map<string, true>()));
   if (!parsing) {
@@ -97,7 +98,7 @@ function usePrepared(connection: ProtocolConnection, name: string, parsing: bool
   }
   used.delete(name);
   const pg = connection as unknown as ParsedStatements;
-  while (used.size >= PREPARED_PER_CONNECTION) {
+  while (used.size >= keep && used.size > 0) {
     const oldest = used.keys().next().value as string;
     used.delete(oldest);
     pg.close({ type: 'S', name: oldest });
@@ -134,6 +135,8 @@ const NO_ROWS: Described = { fields: [], parsers: undefined, empty: {} };
 
 class StatementQuery extends QueryBase {
   private readonly around: Around;
+  /** Prepared statements its connection keeps. */
+  private readonly keep: number;
   /** The description reused for this execution, applied to the result at its first row. */
   private reused: Described | undefined;
   private connection: ProtocolConnection | undefined;
@@ -141,10 +144,11 @@ class StatementQuery extends QueryBase {
   private completed = 0;
   private described = false;
 
-  constructor(text: string, values: unknown[], name: string | undefined, around: Around, callback: Callback) {
+  constructor(text: string, values: unknown[], name: string | undefined, around: Around, keep: number, callback: Callback) {
     // A string config is the one pg does not copy.
     super(text, values, callback);
     this.around = around;
+    this.keep = keep;
     if (name !== undefined) this.name = name;
     // BEGIN/COMMIT around it need the extended protocol even without parameters.
     if (around.begin || around.commit) this.queryMode = 'extended';
@@ -156,7 +160,7 @@ class StatementQuery extends QueryBase {
     // Only a statement already parsed on this connection is described from memory.
     const name = this.name;
     const parsed = name !== undefined && this.hasBeenParsed(connection);
-    if (name) usePrepared(connection, name, !parsed);
+    if (name) usePrepared(connection, name, !parsed, this.keep);
     if (parsed) {
       const known = descriptions.get(connection)?.get(name);
       if (known) {
@@ -227,8 +231,9 @@ class StatementQuery extends QueryBase {
 }
 
 /**
- * Runs `text` on `client` (a prepared statement when `name` is given), with BEGIN and/or COMMIT
- * around it in the same round trip; resolves with the statement's own result.
+ * Runs `text` on `client` (a prepared statement when `name` is given, the connection keeping its
+ * `keep` most recently used), with BEGIN and/or COMMIT around it in the same round trip; resolves
+ * with the statement's own result.
  */
 export function runStatement(
   client: pg.ClientBase,
@@ -236,9 +241,10 @@ export function runStatement(
   values: unknown[],
   name: string | undefined,
   around: Around = NOT_AROUND,
+  keep = DEFAULT_PREPARED_PER_CONNECTION,
 ): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    const query = new StatementQuery(text, values, name, around, (err, res) => {
+    const query = new StatementQuery(text, values, name, around, keep, (err, res) => {
       if (err) {
         reject(err);
         return;

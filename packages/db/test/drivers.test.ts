@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { PG, PgDatabase, PgliteDatabase, pgErrorInfo, qualified, type Database, type DeferredWrite, type Transaction } from '../src/index';
-import { PREPARED_PER_CONNECTION } from '../src/pg-query';
 
 /**
  * Both drivers behind the Database seam must behave the same: the same SQL, the same value shapes,
@@ -330,8 +329,9 @@ describe('closing the Postgres pool', () => {
 });
 
 describe('prepared statements on a Postgres connection', () => {
-  it('keeps at most PREPARED_PER_CONNECTION, closing the least recently used; an evicted one is prepared again when used', async () => {
-    const db = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 1 });
+  it('keeps at most preparedPerConnection, closing the least recently used; an evicted one is prepared again when used', async () => {
+    const PREPARED_PER_CONNECTION = 300;
+    const db = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 1, preparedPerConnection: PREPARED_PER_CONNECTION });
     try {
       const statement = (i: number) => `SELECT $1::int + ${i} AS n`;
       const extra = 5;
@@ -354,6 +354,17 @@ describe('prepared statements on a Postgres connection', () => {
         expect(rows[0]?.n).toBe(i + 2);
       }
       expect(await kept()).toHaveLength(PREPARED_PER_CONNECTION);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('prepares nothing when preparedPerConnection is 0', async () => {
+    const db = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 1, preparedPerConnection: 0 });
+    try {
+      await db.query('SELECT $1::int AS unprepared_probe', [1], { prepare: true });
+      const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%unprepared_probe%'`);
+      expect(Number(rows[0]?.n)).toBe(0);
     } finally {
       await db.close();
     }
