@@ -4,6 +4,7 @@ import {
   AccessTokenVerifier,
   hostOfIssuer,
   KEYS_TABLE,
+  OAuthRuntime,
   parseScopes,
   recordRevocation,
   RevocationCache,
@@ -139,12 +140,19 @@ describe('the JWKS cache', () => {
     const ref = server.platform.tenants.get(tt.name)!;
     const token = await mint(server, tt);
     const hosts = server.platform.issuerHosts(ref);
-    expect((await server.platform.oauth.authenticateBearer(ref, token, hosts)).ok).toBe(true);
-    await server.db.query(`DELETE FROM "${tt.schema}"."${KEYS_TABLE}"`);
-    // cached: still accepted until told
-    expect((await server.platform.oauth.authenticateBearer(ref, token, hosts)).ok).toBe(true);
-    server.platform.oauth.onMessage(tt.name, 'keys');
-    expect(await server.platform.oauth.authenticateBearer(ref, token, hosts)).toMatchObject({ ok: false, reason: 'unknown_key' });
+    // A runtime of its own: the platform's also hears the new tenant's own invalidation, which may
+    // land at any point below and drop its caches.
+    const oauth = new OAuthRuntime(server.db, { revocations: { pollIntervalMs: 0 } });
+    try {
+      expect((await oauth.authenticateBearer(ref, token, hosts)).ok).toBe(true);
+      await server.db.query(`DELETE FROM "${tt.schema}"."${KEYS_TABLE}"`);
+      // cached: still accepted until told
+      expect((await oauth.authenticateBearer(ref, token, hosts)).ok).toBe(true);
+      oauth.onMessage(tt.name, 'keys');
+      expect(await oauth.authenticateBearer(ref, token, hosts)).toMatchObject({ ok: false, reason: 'unknown_key' });
+    } finally {
+      oauth.close();
+    }
   });
 });
 

@@ -174,7 +174,7 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
   const presence = new Presence((message) => link.transport?.control(message) ?? Promise.resolve());
   const heard = (message: ControlMessage) => presence.heard(message);
   const [pub, sub] = redis;
-  const transport = pub && sub ? redisTransport(pub, sub, key, heard, logger) : await databaseTransport(platform.db, deliverLocally, heard, logger);
+  const transport = pub && sub ? await redisTransport(pub, sub, key, heard, logger) : await databaseTransport(platform.db, deliverLocally, heard, logger);
   link.transport = transport;
   await presence.start();
   const send = (delivery: Delivery) => {

@@ -42,7 +42,14 @@ function parseControl(text: string): ControlMessage | undefined {
   }
 }
 
-export function redisTransport(pub: Redis, sub: Redis, key: string, onControl: ControlHandler, logger: Logger): Transport {
+/** How long start-up waits for the presence channel's subscription (Redis may be down: the API serves on). */
+const SUBSCRIBE_WAIT_MS = 2000;
+
+/**
+ * Resolves once the presence channel is subscribed (or after SUBSCRIBE_WAIT_MS): a process asking
+ * who has sockets must be listening before the others answer, or it misses the answers.
+ */
+export async function redisTransport(pub: Redis, sub: Redis, key: string, onControl: ControlHandler, logger: Logger): Promise<Transport> {
   const emitter = new Emitter(pub, { key });
   const channel = `${key}#quire-presence`;
   const onMessage = (from: string, text: string) => {
@@ -51,7 +58,10 @@ export function redisTransport(pub: Redis, sub: Redis, key: string, onControl: C
     if (m) onControl(m);
   };
   sub.on('message', onMessage);
-  sub.subscribe(channel).catch((err: unknown) => logger.warn({ err }, 'realtime presence channel not subscribed'));
+  const subscribed = sub.subscribe(channel).catch((err: unknown) => logger.warn({ err }, 'realtime presence channel not subscribed'));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([subscribed, new Promise<void>((resolve) => (timer = setTimeout(resolve, SUBSCRIBE_WAIT_MS)))]);
+  clearTimeout(timer);
   return {
     send({ tenant, rooms, event, payload }) {
       emitter.of(`/${tenant}`).to(rooms).emit(event, payload);
