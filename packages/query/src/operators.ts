@@ -12,7 +12,8 @@ import { treeCondition, TREE_OPERATORS, type TreeOperator } from './tree';
 export type Operator =
   '=' | '!=' | '>' | '<' | '>=' | '<=' | 'like' | 'not like' | 'in' | 'not in' | 'is' | 'between' | 'timespan' | 'previous' | 'next' | TreeOperator;
 
-const OPERATORS: ReadonlySet<string> = new Set<Operator>([
+/** Every operator a filter may name, canonical spelling (`<>` is also read, as `!=`). */
+export const FILTER_OPERATORS: readonly Operator[] = [
   '=',
   '!=',
   '>',
@@ -29,7 +30,9 @@ const OPERATORS: ReadonlySet<string> = new Set<Operator>([
   'previous',
   'next',
   ...(TREE_OPERATORS as ReadonlySet<TreeOperator>),
-]);
+];
+
+const OPERATORS: ReadonlySet<string> = new Set<string>(FILTER_OPERATORS);
 
 const OPERATOR_LIST =
   '=, !=, >, <, >=, <=, like, not like, in, not in, is, between, timespan, previous, next, ancestors of, descendants of, not ancestors of, not descendants of, descendants of (inclusive)';

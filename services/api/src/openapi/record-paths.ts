@@ -1,5 +1,6 @@
 import type { Meta } from '@quire/meta';
 import { grantsOf, type Principal } from '@quire/permissions';
+import { FILTER_OPERATORS } from '@quire/query';
 import { componentName, createRequired, ref, type JsonSchema } from './schemas';
 
 /**
@@ -23,26 +24,6 @@ const intParam = (name: string, description: string, extra: JsonSchema = {}): Op
   description,
   schema: { type: 'integer', minimum: 0, ...extra },
 });
-
-const FILTER_OPERATORS = [
-  '=',
-  '!=',
-  '>',
-  '<',
-  '>=',
-  '<=',
-  'like',
-  'not like',
-  'in',
-  'not in',
-  'is',
-  'between',
-  'timespan',
-  'descendants of',
-  'ancestors of',
-  'not descendants of',
-  'not ancestors of',
-];
 
 /** Frappe's filter shapes: `[[field, op, value]]`, `[[doctype, field, op, value]]`, or `{field: value | [op, value]}`. */
 const FILTERS: JsonSchema = {
