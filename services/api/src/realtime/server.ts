@@ -266,21 +266,30 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
     if (principal.roles.has('Desk User') || principal.roles.has('Administrator')) void socket.join(rooms.all);
     const open = new Set<string>(); // `doctype\0name` this socket has open
 
-    // Each handler also answers an acknowledgement when the client asks for one (whether it joined):
-    // the SDK never does, a test or an app can wait for it.
-    socket.on('doctype_subscribe', (doctype: unknown, ack?: unknown) => {
-      const dt = str(doctype);
-      if (!dt) {
-        acknowledge(ack, false);
-        return;
-      }
-      background(
-        readable(tenant, principal, dt).then(async (scope) => {
-          if (scope === 'all') await socket.join(rooms.doctype(dt));
-          else if (scope === 'owner') await socket.join(rooms.doctypeOwned(dt, principal.user));
-          acknowledge(ack, scope !== false);
-        }),
-      );
+    /**
+     * A joining handler (`<doctype>[, <name>][, ack]`): its arguments checked, then the caller's read
+     * permission, then `join` with the scope granted. It also answers an acknowledgement when the
+     * client asks for one (whether it joined): the SDK never does, a test or an app can wait for it.
+     */
+    const onJoin = (event: string, named: boolean, join: (dt: string, dn: string, scope: 'all' | 'owner') => Promise<void>) => {
+      socket.on(event, (doctype: unknown, ...rest: unknown[]) => {
+        const dt = str(doctype);
+        const dn = named ? str(rest[0]) : '';
+        const ack = named ? rest[1] : rest[0];
+        if (!dt || dn === undefined) {
+          acknowledge(ack, false);
+          return;
+        }
+        background(
+          readable(tenant, principal, dt, named ? dn : undefined).then(async (scope) => {
+            if (scope) await join(dt, dn, scope);
+            acknowledge(ack, scope !== false);
+          }),
+        );
+      });
+    };
+    onJoin('doctype_subscribe', false, async (dt, _dn, scope) => {
+      await socket.join(scope === 'all' ? rooms.doctype(dt) : rooms.doctypeOwned(dt, principal.user));
     });
     socket.on('doctype_unsubscribe', (doctype: unknown) => {
       const dt = str(doctype);
@@ -288,44 +297,18 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
       void socket.leave(rooms.doctype(dt));
       void socket.leave(rooms.doctypeOwned(dt, principal.user));
     });
-    socket.on('doc_subscribe', (doctype: unknown, name: unknown, ack?: unknown) => {
-      const dt = str(doctype);
-      const dn = str(name);
-      if (!dt || !dn) {
-        acknowledge(ack, false);
-        return;
-      }
-      background(
-        readable(tenant, principal, dt, dn).then(async (scope) => {
-          if (scope) await socket.join(rooms.doc(dt, dn));
-          acknowledge(ack, scope !== false);
-        }),
-      );
+    onJoin('doc_subscribe', true, async (dt, dn) => {
+      await socket.join(rooms.doc(dt, dn));
     });
     socket.on('doc_unsubscribe', (doctype: unknown, name: unknown) => {
       const dt = str(doctype);
       const dn = str(name);
       if (dt && dn) void socket.leave(rooms.doc(dt, dn));
     });
-    socket.on('doc_open', (doctype: unknown, name: unknown, ack?: unknown) => {
-      const dt = str(doctype);
-      const dn = str(name);
-      if (!dt || !dn) {
-        acknowledge(ack, false);
-        return;
-      }
-      background(
-        readable(tenant, principal, dt, dn).then(async (scope) => {
-          if (!scope) {
-            acknowledge(ack, false);
-            return;
-          }
-          await socket.join(rooms.openDoc(dt, dn));
-          open.add(`${dt}\0${dn}`);
-          await broadcastViewers(nsp, socket, dt, dn);
-          acknowledge(ack, true);
-        }),
-      );
+    onJoin('doc_open', true, async (dt, dn) => {
+      await socket.join(rooms.openDoc(dt, dn));
+      open.add(`${dt}\0${dn}`);
+      await broadcastViewers(nsp, socket, dt, dn);
     });
     socket.on('doc_close', (doctype: unknown, name: unknown) => {
       const dt = str(doctype);
