@@ -6,6 +6,7 @@ import { FrappeProvider, useFrappeDocTypeEventListener, useFrappeDocumentEventLi
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { waitFor } from './react-act';
 
 /**
  * The real frappe-react-sdk's realtime hooks, rendered in jsdom (the SDK's own tests' way), on a
@@ -54,16 +55,6 @@ async function render(hook: () => void): Promise<Root> {
     return Promise.resolve();
   });
   return root;
-}
-
-async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error('condition not met in time');
-    await act(async () => {
-      await new Promise((r) => setTimeout(r, 20));
-    });
-  }
 }
 
 /** Keeps trying `change` until the hook heard something: the SDK's subscribe events carry no acknowledgement. */

@@ -15,6 +15,7 @@ import {
 } from 'frappe-react-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { waitFor } from './react-act';
 
 /**
  * The real frappe-react-sdk, rendered with react-dom in jsdom, talking to a running Quire over
@@ -66,16 +67,6 @@ async function renderHook<T>(hook: () => T, provider: Record<string, unknown> = 
     return Promise.resolve();
   });
   return { current: () => latest, root };
-}
-
-async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error('condition not met in time');
-    await act(async () => {
-      await new Promise((r) => setTimeout(r, 20));
-    });
-  }
 }
 
 const tokenProvider = () => ({ tokenParams: { useToken: true, type: 'token' as const, token: () => `${t.api_key}:${t.api_secret}` } });
