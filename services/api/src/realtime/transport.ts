@@ -103,7 +103,7 @@ export async function databaseTransport(db: Database, deliver: LocalDelivery, on
       for (const d of batch.d ?? []) deliver(d);
     },
   });
-  const notify = (batch: Batch) => db.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(batch)]);
+  const notify = (text: string) => db.query('SELECT pg_notify($1, $2)', [CHANNEL, text]);
   let pending: Delivery[] = [];
   let timer: NodeJS.Timeout | undefined;
   // Serialised once per batch, split when a batch would not fit in one NOTIFY.
@@ -118,7 +118,7 @@ export async function databaseTransport(db: Database, deliver: LocalDelivery, on
       const text = `{"d":[${part.join(',')}]}`;
       part = [];
       size = 0;
-      db.query('SELECT pg_notify($1, $2)', [CHANNEL, text]).catch((err: unknown) => logger.warn({ err }, 'realtime events not sent'));
+      notify(text).catch((err: unknown) => logger.warn({ err }, 'realtime events not sent'));
     };
     for (const d of batch) {
       const text = JSON.stringify(d);
@@ -138,7 +138,8 @@ export async function databaseTransport(db: Database, deliver: LocalDelivery, on
       timer ??= setTimeout(flush, BATCH_MS);
     },
     async control(message) {
-      await notify({ c: [message] });
+      const batch: Batch = { c: [message] };
+      await notify(JSON.stringify(batch));
     },
     async close() {
       if (timer) clearTimeout(timer);
