@@ -36,9 +36,8 @@ interface Row {
 /**
  * Measures every side on every request in one run: a 3 s warm-up each (JIT, prepared statements,
  * caches), then `rounds` rounds alternating the sides, each round starting at the next side, so
- * drift hits all of them. Prints each
- * measurement and a summary per request (req/s, ratio to the baseline, p50, p99, server CPU per
- * request); throws when any request failed.
+ * drift hits all of them. Prints each measurement and a summary per request (req/s, ratio to the
+ * baseline, p50, p99, server CPU per request); throws when any request failed.
  */
 export async function compareSides(c: Comparison): Promise<void> {
   const results: Row[] = [];

@@ -242,8 +242,7 @@ export class PgDatabase implements Database {
     while (busy() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
     // pg-pool's end() waits for every lent connection to come back: past the deadline, not longer.
     const ended = this.pool.end();
-    if (!busy()) return ended;
-    ended.catch(() => {});
-    await new Promise((resolve) => setTimeout(resolve, 0).unref());
+    if (busy()) ended.catch(() => {});
+    else await ended;
   }
 }
