@@ -112,7 +112,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     if (options.migrate === 'none') await waitForPlatformSchema(db, logger);
     else await Platform.migratePlatform(db);
-    const platform = await openPlatform(db, config, await loadApps(appSources(config.platform.apps)));
+    const platform = await openPlatform(db, config, await loadApps(appSources(config.platform.apps)), logger);
     closers.push(() => platform.close());
     if (options.migrate === 'release') {
       const report = await migrateRelease(platform);
@@ -156,7 +156,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
 }
 
-function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps): Promise<Platform> {
+function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, logger: Logger): Promise<Platform> {
   const p = config.platform;
   return loadSecretBox(db, p.encryptionKey).then((secrets) =>
     Platform.open({
@@ -170,6 +170,11 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps): Pr
       apiKeyTtlMs: p.apiKeyCacheTtlMs,
       metaCache: { maxTenants: p.metaCacheTenants, idleMs: p.metaCacheIdleSeconds * 1000 },
       sessionExpirySeconds: p.sessionExpirySeconds,
+      spares: {
+        // The embedded database has one session: making spares there would hold up requests.
+        count: p.tenantSpares ?? (db.kind === 'pglite' ? 0 : 2),
+        onError: (err: unknown) => logger.warn({ err }, 'making spare tenant schemas failed; the next tenant is copied from the template'),
+      },
     }),
   );
 }

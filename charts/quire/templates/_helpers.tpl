@@ -226,6 +226,7 @@ DATABASE_POOL_MODE: {{ $c.databasePoolMode | quote }}
 DB_POOL_SIZE: {{ int $c.dbPoolSize | toString | quote }}
 DB_STATEMENT_TIMEOUT_MS: {{ int $c.dbStatementTimeoutMs | toString | quote }}
 DB_PREPARED_PER_CONNECTION: {{ int $c.dbPreparedPerConnection | toString | quote }}
+TENANT_SPARES: {{ int $c.tenantSpares | toString | quote }}
 PORT: {{ int .Values.api.port | toString | quote }}
 AUTH_PORT: {{ int .Values.auth.port | toString | quote }}
 METRICS_PORT: {{ int .Values.metrics.port | toString | quote }}

@@ -91,6 +91,8 @@ const platformSettings = {
   metaCacheTenants: ['META_CACHE_TENANTS', z.coerce.number().int().min(1).default(10_000)],
   /** A tenant's metadata unused this long is dropped (0: kept until evicted by count). */
   metaCacheIdleSeconds: ['META_CACHE_IDLE_SECONDS', z.coerce.number().int().min(0).default(1800)],
+  /** Tenant schemas kept ready ahead of provisioning (default 2 on Postgres, 0 on the embedded database). */
+  tenantSpares: ['TENANT_SPARES', z.coerce.number().int().min(0).max(100).optional()],
   /** Seconds a login session lives without activity (Frappe's session_expiry, 170 h). */
   sessionExpirySeconds: [
     'SESSION_EXPIRY_SECONDS',

@@ -3,6 +3,7 @@ import { FrappeError } from '@quire/errors';
 import { migrateTenant, type InstallServices } from './install';
 import { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
+import { dropStaleSpares } from './spares';
 import { dropStaleTemplates } from './template';
 
 /**
@@ -38,6 +39,8 @@ export interface MigrationReport {
   failed?: MigrationFailure;
   /** The schemas of older releases' tenant templates this run dropped. */
   droppedTemplates?: string[];
+  /** The schemas of older releases' spare tenant schemas this run dropped. */
+  droppedSpares?: string[];
 }
 
 export interface MigrateReleaseOptions {
@@ -48,7 +51,7 @@ export interface MigrateReleaseOptions {
 }
 
 /** What migrating needs of a platform: its database, apps, and the services installing uses. */
-export type MigrationTarget = Pick<Platform, 'db' | 'apps'> & Omit<InstallServices, 'lockMigrations'>;
+export type MigrationTarget = Pick<Platform, 'db' | 'apps'> & Partial<Pick<Platform, 'spares'>> & Omit<InstallServices, 'lockMigrations'>;
 
 /**
  * Brings the platform schema and every tenant to this build's release. A tenant's failure stops
@@ -96,6 +99,10 @@ export async function migrateRelease(target: MigrationTarget, options: MigrateRe
       // No tenant is provisioned from an older release's template any more.
       const dropped = await dropStaleTemplates(db, release);
       if (dropped.length > 0) report.droppedTemplates = dropped;
+      const spares = await dropStaleSpares(db, release);
+      if (spares.length > 0) report.droppedSpares = spares;
+      // The release's first tenants take spares too (made in the background; closing waits for them).
+      target.spares?.replenish(target);
     }
     return report;
   });

@@ -88,4 +88,16 @@ export const platformMigrations: readonly Migration[] = [
       await dropOutboxTenantReference(q);
     },
   },
+  {
+    /** Tenant schemas copied from the template ahead of time; provisioning renames one (spares.ts). */
+    id: '0007_tenant_spares',
+    async up(q) {
+      await q.query(`CREATE TABLE quire.tenant_spares (
+        "schema" text PRIMARY KEY,
+        "release" text NOT NULL,
+        "created_at" timestamp(6) NOT NULL DEFAULT now()
+      )`);
+      await q.query(`CREATE INDEX tenant_spares_release ON quire.tenant_spares ("release", "created_at")`);
+    },
+  },
 ];

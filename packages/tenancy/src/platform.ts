@@ -8,6 +8,7 @@ import type { Principal } from '@quire/permissions';
 import { PlatformChanges } from './changes';
 import { normalizeHost, TenantDirectory, type Tenant } from './directory';
 import { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
+import { TenantSpares, type SpareOptions } from './spares';
 import { TenantTemplates } from './template';
 
 export interface PlatformOptions {
@@ -28,6 +29,8 @@ export interface PlatformOptions {
   sessionExpirySeconds?: number;
   /** OAuth access-token verification: revocation poll, JWKS cache, token principals. */
   oauth?: OAuthRuntimeOptions;
+  /** Tenant schemas kept ready ahead of provisioning (spares.ts); none by default. */
+  spares?: SpareOptions;
 }
 
 /**
@@ -49,6 +52,8 @@ export class Platform {
   readonly secrets: SecretBox;
   /** The release's tenant template (provisioning copies it). */
   readonly templates: TenantTemplates;
+  /** Schemas copied from the template ahead of time, which new tenants take. */
+  readonly spares: TenantSpares;
   private unlisten: Unlisten | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly issuerHostsCache = new WeakMap<Tenant, readonly string[]>();
@@ -65,6 +70,7 @@ export class Platform {
     this.oauth = new OAuthRuntime(options.db, options.oauth);
     this.changes = new PlatformChanges(this.metas, this.apiKeys, this.sessions, this.oauth);
     this.templates = new TenantTemplates(options.db, options.apps);
+    this.spares = new TenantSpares(options.db, this.templates, options.spares ?? { count: 0 });
   }
 
   /** Applies the platform schema's migrations (idempotent). */
@@ -161,6 +167,7 @@ export class Platform {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.oauth.close();
+    await this.spares.idle();
     await this.unlisten?.();
   }
 

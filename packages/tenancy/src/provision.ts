@@ -68,8 +68,9 @@ export interface CreatedTenant extends ApiCredentials {
 }
 
 /**
- * Registers a tenant, installs its schema (a copy of the release's template), records it at this
- * build's release and issues the Administrator's API key, all in one transaction.
+ * Registers a tenant, installs its schema (a spare made ahead, else a copy of the release's
+ * template), records it at this build's release and issues the Administrator's API key, all in one
+ * transaction.
  */
 export async function createTenant(platform: Platform, input: CreateTenantInput): Promise<CreatedTenant> {
   const name = tenantName(input.name);
@@ -98,7 +99,7 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       throw e;
     }
     const personal = { adminPassword: input.adminPassword, adminEmail: input.adminEmail };
-    if (plan && (await provisionFromTemplate(tx, plan, tenant))) {
+    if (plan && ((await platform.spares.claim(tx, plan, tenant)) || (await provisionFromTemplate(tx, plan, tenant)))) {
       await personalizeTenant(tx, tenant, apps, platform, personal);
     } else {
       // No template for this release (dropped by a newer release's migrate): the long way, and build it again next time.
@@ -111,6 +112,8 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return keys;
   });
+  // The next tenant takes a spare made now (in the background: this one is ready).
+  platform.spares.replenish(platform);
   await platform.tenants.refreshOne(name);
   return { name, schema, hosts: platform.tenants.hostsOf({ name, domains }), ...credentials };
 }

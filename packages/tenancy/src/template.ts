@@ -20,6 +20,8 @@ import { releaseOf } from './release';
 interface TemplateTable {
   name: string;
   columns: string[];
+  /** Whether the template holds rows in it (absent in plans recorded before this was). */
+  filled?: boolean;
 }
 
 interface TemplateSequence {
@@ -63,7 +65,7 @@ function fromRow(row: TemplateRow): TemplatePlan {
   return { release: row.release, schema: row.schema, ddl: json(row.ddl), tables: json(row.tables), sequences: json(row.sequences) };
 }
 
-async function readPlan(q: Queryable, release: string, lock = false): Promise<TemplatePlan | undefined> {
+export async function readPlan(q: Queryable, release: string, lock = false): Promise<TemplatePlan | undefined> {
   const { rows } = await q.query<TemplateRow>(
     `SELECT "release", "schema", "ddl", "tables", "sequences" FROM quire.tenant_templates WHERE "release" = $1${lock ? ' FOR KEY SHARE' : ''}`,
     [release],
@@ -115,12 +117,16 @@ async function buildTemplate(tx: Transaction, release: string, apps: LoadedApps,
      WHERE n.nspname = $1 AND s.relkind = 'S'`,
     [schema],
   );
+  const counts = await tx.query<{ table: string; filled: boolean }>(
+    [...tables.keys()].map((t) => `SELECT ${literal(t)} AS "table", EXISTS (SELECT 1 FROM ${qualified(schema, t)}) AS "filled"`).join(' UNION ALL '),
+  );
+  const filled = new Set(counts.rows.filter((r) => r.filled).map((r) => r.table));
   return {
     release,
     schema,
     // The DocType tables are created before their DocTypes are stored, and again (IF NOT EXISTS) after.
     ddl: [...new Set(ddl)],
-    tables: [...tables].map(([name, cols]) => ({ name, columns: cols })),
+    tables: [...tables].map(([name, cols]) => ({ name, columns: cols, filled: filled.has(name) })),
     sequences: sequences.map((s) => ({ name: s.name, value: Number(s.value ?? 1), called: s.called })),
   };
 }
@@ -178,24 +184,41 @@ export class TenantTemplates {
 }
 
 /**
- * Creates `tenant`'s schema from the plan inside `tx`: its DDL in one round trip, its rows (stamped
- * now) and sequence positions in another. False when the template is gone (dropped by a newer
- * release's migrate since the plan was read): the caller installs the long way.
+ * Creates `tenant`'s schema from the plan inside `tx`. False when the template is gone (dropped by
+ * a newer release's migrate since the plan was read): the caller installs the long way.
  */
 export async function provisionFromTemplate(tx: Transaction, plan: TemplatePlan, tenant: TenantRef): Promise<boolean> {
   if (!(await readPlan(tx, plan.release, true))) return false;
+  await copyTemplate(tx, plan, tenant.schema);
+  return true;
+}
+
+/**
+ * Creates `schema` as a copy of the plan's template: its DDL in one round trip, its rows (stamped
+ * now) and sequence positions in another. The caller holds the template's row.
+ */
+export async function copyTemplate(tx: Transaction, plan: TemplatePlan, schema: string): Promise<void> {
   const from = ident(plan.schema);
-  const to = ident(tenant.schema);
+  const to = ident(schema);
   await tx.script(plan.ddl.map((s) => s.split(from).join(to)).join(';\n'));
   const now = literal(nowDatetime());
-  const copies = plan.tables.map(({ name, columns }) => {
+  const copies = plan.tables.flatMap(({ name, columns, filled }) => {
+    if (filled === false) return [];
     const list = columns.map(ident).join(', ');
     const values = columns.map((c) => (STAMPS.has(c) ? now : ident(c))).join(', ');
-    return `INSERT INTO ${qualified(tenant.schema, name)} (${list}) SELECT ${values} FROM ${qualified(plan.schema, name)}`;
+    return [`INSERT INTO ${qualified(schema, name)} (${list}) SELECT ${values} FROM ${qualified(plan.schema, name)}`];
   });
   const positions = plan.sequences.map((s) => `SELECT setval(${literal(`${to}.${ident(s.name)}`)}, ${s.value}, ${s.called})`);
   await tx.script([...copies, ...positions].join(';\n'));
-  return true;
+}
+
+/** Statements that stamp the rows a copy of the plan holds in `schema` with the time now (a copy made ahead, taken by a tenant). */
+export function restampStatements(plan: TemplatePlan, schema: string): string[] {
+  const now = literal(nowDatetime());
+  return plan.tables.flatMap(({ name, columns, filled }) => {
+    const stamps = columns.filter((c) => STAMPS.has(c));
+    return stamps.length === 0 || filled === false ? [] : [`UPDATE ${qualified(schema, name)} SET ${stamps.map((c) => `${ident(c)} = ${now}`).join(', ')}`];
+  });
 }
 
 /** Drops the templates of every release but `keep` (run by `quire migrate` once `keep` is complete). */
