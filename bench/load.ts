@@ -74,6 +74,10 @@ async function withWrk(o: LoadOptions): Promise<LoadResult> {
               .join(', ')}}`,
         )
         .join(',\n')}}`,
+      // Each thread's Lua state starts from the same seed: seed them apart, and apart from the last run.
+      'local threads = 0',
+      'setup = function(thread) threads = threads + 1; thread:set("seed", os.time() * 64 + threads) end',
+      'init = function() math.randomseed(seed) end',
       'request = function()',
       '  local headers = nil',
       '  if #sets > 0 then headers = sets[math.random(#sets)] end',

@@ -10,8 +10,10 @@ import { recreateDatabase, ROOT, startProcess, type Started } from './support';
  * `npm run bench -- tenants`: thousands of tenants in one Postgres, each figure beside its floor.
  *
  *   provision  createTenant (what `quire tenant create` does, less the command's start-up) for
- *              the first tenants and again once BENCH_TENANTS (1,000) exist, beside installing a
- *              schema the long way (every standard DocType through the document lifecycle).
+ *              the first tenants and again once BENCH_TENANTS (1,000) exist: taking a spare schema
+ *              (made in the background after the tenant before, not timed), beside copying the
+ *              template (no spare ready: TENANT_SPARES=0) and installing the long way (every
+ *              standard DocType through the document lifecycle).
  *   memory     one `quire serve api` process's resident set: started, after reads on one tenant,
  *              after reads spread round-robin over every tenant (metadata loaded lazily per
  *              tenant), and the same with the metadata cache capped (META_CACHE_TENANTS).
@@ -51,17 +53,28 @@ function statusMiB(pid: number, field: 'VmRSS' | 'RssAnon'): number {
 
 const rssMiB = (pid: number) => Math.round(statusMiB(pid, 'VmRSS'));
 
-/** One GET per tenant, 50 at a time, so every tenant's metadata is loaded. */
-async function touchEveryTenant(port: number, hosts: readonly Record<string, string>[], urlPath: string): Promise<void> {
-  for (let i = 0; i < hosts.length; i += 50) {
-    await Promise.all(hosts.slice(i, i + 50).map((h) => fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: { ...h, Authorization: AUTH } })));
+/**
+ * One GET per tenant, 50 at a time, so every tenant's metadata is loaded. The site goes in
+ * X-Frappe-Site-Name: fetch does not send a Host header it is given.
+ */
+async function touchEveryTenant(port: number, urlPath: string): Promise<void> {
+  for (let i = 0; i < TENANTS; i += 50) {
+    const batch = Array.from({ length: Math.min(50, TENANTS - i) }, (_, k) => name(i + k + 1));
+    await Promise.all(
+      batch.map(async (site) => {
+        const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: { 'X-Frappe-Site-Name': site, Authorization: AUTH } });
+        if (res.status !== 200) throw new Error(`GET ${urlPath} on ${site}: ${res.status}`);
+      }),
+    );
   }
 }
 
 async function main(): Promise<void> {
   const url = await recreateDatabase(database);
   const env = { DATABASE_URL: url, LOG_LEVEL: 'warn', NODE_ENV: 'production', DB_POOL_SIZE: '10', BASE_DOMAIN: 'localhost' };
-  const rt = await createRuntime({ config: loadRuntimeConfig({ ...process.env, ...env }), name: 'quire-bench' });
+  const rt = await createRuntime({ config: loadRuntimeConfig({ ...process.env, ...env, TENANT_SPARES: '2' }), name: 'quire-bench' });
+  // The same database with no spares: every tenant it makes is copied from the template.
+  const noSpares = await createRuntime({ config: loadRuntimeConfig({ ...process.env, ...env, TENANT_SPARES: '0' }), name: 'quire-bench-template' });
   const summary: Record<string, unknown> = { tenants: TENANTS };
   const sql = new pg.Client({ connectionString: url });
   await sql.connect();
@@ -76,14 +89,17 @@ async function main(): Promise<void> {
       return ms;
     };
     let made = 0;
-    const provision = async (): Promise<number> => {
+    const provision = async (from: 'spare' | 'template' = 'spare'): Promise<number> => {
       const i = ++made;
+      const platform = from === 'spare' ? rt.platform : noSpares.platform;
       const t0 = performance.now();
-      const t = await createTenant(rt.platform, { name: name(i), adminCredentials: CREDENTIALS });
+      const t = await createTenant(platform, { name: name(i), adminCredentials: CREDENTIALS });
       const ms = performance.now() - t0;
-      const registered = rt.platform.tenants.get(t.name);
+      // Tenants come one at a time here: the next finds the spare this one's process made since.
+      await rt.platform.spares.idle();
+      const registered = platform.tenants.get(t.name);
       if (!registered) throw new Error(`tenant ${t.name} was not registered`);
-      const meta = (await rt.platform.metas.get(registered)).require('ToDo');
+      const meta = (await platform.metas.get(registered)).require('ToDo');
       const cols = meta.columns.map((c) => c.sql);
       const values: Record<string, string> = {
         '"name"': `'todo-' || g`,
@@ -110,9 +126,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < Math.min(5, SAMPLES); i++) longFirst.push(await longWay(i));
     const first: number[] = [];
     for (let i = 0; i < SAMPLES; i++) first.push(await provision());
+    const templateFirst: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) templateFirst.push(await provision('template'));
     const progress: Record<string, number> = {};
     let batch: number[] = [];
-    while (made < TENANTS - SAMPLES) {
+    while (made < TENANTS - 2 * SAMPLES) {
       batch.push(await provision());
       if (made % 100 === 0) {
         progress[String(made)] = stats(batch).p50;
@@ -120,19 +138,24 @@ async function main(): Promise<void> {
         batch = [];
       }
     }
+    const templateLast: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) templateLast.push(await provision('template'));
     const last: number[] = [];
     while (made < TENANTS) last.push(await provision());
     const longLast: number[] = [];
     for (let i = 0; i < Math.min(5, SAMPLES); i++) longLast.push(await longWay(100 + i));
     summary.provision_ms = {
       first_tenant_with_template_build: Number(firstTemplateBuild.toFixed(1)),
-      [`tenants 2-${SAMPLES + 1}`]: stats(first),
-      [`tenants ${TENANTS - SAMPLES + 1}-${TENANTS}`]: stats(last),
+      [`spare: tenants 2-${SAMPLES + 1}`]: stats(first),
+      [`spare: tenants ${TENANTS - SAMPLES + 1}-${TENANTS}`]: stats(last),
+      [`template: tenants ${SAMPLES + 2}-${2 * SAMPLES + 1}`]: stats(templateFirst),
+      [`template: tenants ${TENANTS - 2 * SAMPLES + 1}-${TENANTS - SAMPLES}`]: stats(templateLast),
       long_way_at_start: stats(longFirst),
       long_way_at_end: stats(longLast),
       p50_per_100: progress,
     };
     await rt.close();
+    await noSpares.close();
 
     // -- Postgres catalog --------------------------------------------------------------------
     const catalog = await sql.query<{ relations: string; attributes: string; catalog_mb: string; database_mb: string }>(
@@ -182,7 +205,7 @@ async function main(): Promise<void> {
     const oneWarm = rssMiB(pid);
     memory.one_tenant_warm_mib = oneWarm;
     // Every tenant once, in order (no randomness: all of them loaded), then a random mix.
-    await touchEveryTenant(api.port, all, path);
+    await touchEveryTenant(api.port, path);
     const coldPass = round(await load(api, all, 15));
     const allWarm = rssMiB(pid);
     memory.all_tenants_warm_mib = allWarm;
@@ -209,7 +232,7 @@ async function main(): Promise<void> {
 
     const capped = await startProcess(['bin/quire.mjs', 'serve', 'api'], { ...env, PORT: '0', META_CACHE_TENANTS: String(CAPPED) });
     servers.push(capped);
-    await touchEveryTenant(capped.port, all, path);
+    await touchEveryTenant(capped.port, path);
     const cappedReads = await load(capped, all);
     summary.api_memory_capped = { META_CACHE_TENANTS: CAPPED, after_reads_mib: rssMiB(capped.child.pid ?? 0), reads: round(cappedReads) };
     capped.child.kill('SIGTERM');
@@ -231,6 +254,7 @@ async function main(): Promise<void> {
     for (const s of servers) s.child.kill('SIGTERM');
     await sql.end();
     await rt.close().catch(() => {});
+    await noSpares.close().catch(() => {});
   }
 }
 

@@ -3,6 +3,7 @@ import { makePrincipal, type Principal } from '@quire/permissions';
 import { LRUCache } from 'lru-cache';
 import { AUTH_TABLE } from './auth-table';
 import { matchesDigest, storedDigest } from './secrets';
+import { spreadTtl } from './cache-ttl';
 
 export interface TenantRef {
   name: string;
@@ -87,7 +88,7 @@ export class ApiKeyAuthenticator {
         matchesDigest(apiSecret, NO_KEY); // same work for unknown keys
         return undefined;
       }
-      if (generation === this.generation && this.ttlMs > 0) this.entries.set(cacheKey, entry);
+      if (generation === this.generation && this.ttlMs > 0) this.entries.set(cacheKey, entry, { ttl: spreadTtl(this.ttlMs) });
     }
     return matchesDigest(apiSecret, entry.digest) ? entry.principal : undefined;
   }

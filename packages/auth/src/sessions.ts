@@ -3,6 +3,7 @@ import { qualified, type ChangeNotifier, type Executor, type Queryable } from '@
 import type { Principal } from '@quire/permissions';
 import { LRUCache } from 'lru-cache';
 import { loadPrincipal, type TenantRef } from './principals';
+import { spreadTtl } from './cache-ttl';
 
 /**
  * Login sessions, stored durably in the tenant's schema so they survive any API process restart
@@ -128,7 +129,7 @@ export class SessionAuthenticator {
     const generation = this.generation;
     const entry = await this.load(tenant, sidHash);
     if (!entry) return undefined;
-    if (generation === this.generation && this.ttlMs > 0) this.entries.set(key, entry);
+    if (generation === this.generation && this.ttlMs > 0) this.entries.set(key, entry, { ttl: spreadTtl(this.ttlMs) });
     return entry;
   }
 
