@@ -32,34 +32,57 @@ export async function loadDefinitions(q: Queryable, schema: string): Promise<Doc
   };
   const fieldsOf = group(fields.rows);
   const permsOf = group(perms.rows);
-  return doctypes.rows.map((row) =>
-    intern(
-      parseDefinition({
-        ...row,
-        fields: fieldsOf.get(String(row.name)) ?? [],
-        permissions: permsOf.get(String(row.name)) ?? [],
-      }),
-    ),
-  );
+  return doctypes.rows.map((row) => {
+    const children = [...(fieldsOf.get(String(row.name)) ?? []), ...(permsOf.get(String(row.name)) ?? [])];
+    // Rows alike but for their stamps parse alike: the stored form is looked up before parsing it.
+    for (const r of [row, ...children]) for (const column of STAMP_COLUMNS) if (column in r) r[column] = null;
+    const stored = { ...row, fields: fieldsOf.get(String(row.name)) ?? [], permissions: permsOf.get(String(row.name)) ?? [] };
+    const storedKey = digest(stored);
+    const known = byStoredForm.get(storedKey);
+    if (known) return known;
+    return byStoredForm.set(storedKey, intern(parseDefinition(stored)));
+  });
+}
+
+/** Columns every row has that say when and by whom it was written: not part of a definition (the schema drops them). */
+const STAMP_COLUMNS = ['creation', 'modified', 'modified_by', 'owner'] as const;
+
+function digest(value: unknown): string {
+  return createHash('sha1').update(JSON.stringify(value)).digest('base64');
 }
 
 /**
- * One object per distinct definition in the process: tenants provisioned from one release's
- * template hold identical standard DocTypes, so a thousand tenants share one parsed copy of each
- * (and one set of what Meta derives from it) instead of a thousand.
+ * One object per distinct definition in the process, held weakly by a key: tenants provisioned
+ * from one release's template hold identical standard DocTypes, so a thousand tenants share one
+ * parsed copy of each (and one set of what Meta derives from it) instead of a thousand.
  */
-const interned = new Map<string, WeakRef<DocTypeDefinition>>();
-const forget = new FinalizationRegistry<string>((key) => {
-  if (interned.get(key)?.deref() === undefined) interned.delete(key);
-});
+class WeakInterner<V extends object> {
+  private readonly values = new Map<string, WeakRef<V>>();
+  private readonly forget = new FinalizationRegistry<string>((key) => {
+    if (this.values.get(key)?.deref() === undefined) this.values.delete(key);
+  });
+
+  get(key: string): V | undefined {
+    return this.values.get(key)?.deref();
+  }
+
+  /** Holds `value` under `key` (unless an equal one is held); returns the one held. */
+  set(key: string, value: V): V {
+    const existing = this.get(key);
+    if (existing) return existing;
+    this.values.set(key, new WeakRef(value));
+    this.forget.register(value, key);
+    return value;
+  }
+}
+
+/** Parsed definitions by their own content. */
+const interned = new WeakInterner<DocTypeDefinition>();
+/** The same, by the rows they were read from (less stamps): a tenant's load then skips parsing what another's parsed. */
+const byStoredForm = new WeakInterner<DocTypeDefinition>();
 
 function intern(def: DocTypeDefinition): DocTypeDefinition {
-  const key = createHash('sha1').update(JSON.stringify(def)).digest('base64');
-  const existing = interned.get(key)?.deref();
-  if (existing) return existing;
-  interned.set(key, new WeakRef(def));
-  forget.register(def, key);
-  return def;
+  return interned.set(digest(def), def);
 }
 
 export function buildTenantMeta(schema: string, definitions: Iterable<DocTypeDefinition>): TenantMeta {
