@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { qualified } from '@quire/db';
 import { startTestServer, type TestServer } from '../support/server';
 import { createRole, createUser, expectError, expectOk, issueKeys } from './helpers';
 
@@ -201,5 +202,35 @@ describe('credential changes take effect at once', () => {
     const del = await t.call('DELETE', '/api/resource/User/gone@example.com');
     expect(del.status).toBe(202);
     expectError(await t.call('GET', WHO, { auth: u.auth }), 401, 'AuthenticationError');
+  });
+});
+
+describe('the API key cache', () => {
+  it('reads a key in use again before its entry expires, so none of its requests waits for the reload', async () => {
+    const own = await startTestServer({ apiKeyTtlMs: 3000 });
+    try {
+      const t = await own.tenant();
+      const u = await createUser(own, t, 'steady@example.com', []);
+      expectError(await t.call('GET', '/api/resource/User', { auth: u.auth }), 403, 'PermissionError');
+      // The notification of the key's issue may land after that request and drop its entry: let it, and cache the key again.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expectError(await t.call('GET', '/api/resource/User', { auth: u.auth }), 403, 'PermissionError');
+      const misses = own.platform.apiKeys.stats.misses;
+      // A change no notification announced (written straight to the table): only a re-read finds it.
+      await own.db.query(
+        `INSERT INTO ${qualified(t.schema, 'tabHas Role')} ("name", "parent", "parenttype", "parentfield", "role", "idx", "docstatus")
+         VALUES ('steady-sm', $1, 'User', 'roles', 'System Manager', 1, 0)`,
+        [u.email],
+      );
+      let status = 403;
+      for (const until = Date.now() + 3000; status !== 200 && Date.now() < until;) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        status = (await t.call('GET', '/api/resource/User', { auth: u.auth })).status;
+      }
+      expect(status).toBe(200);
+      expect(own.platform.apiKeys.stats.misses, 'requests that had to read the key themselves').toBe(misses);
+    } finally {
+      await own.close();
+    }
   });
 });

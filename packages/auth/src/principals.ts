@@ -39,6 +39,8 @@ interface KeyEntry {
   /** The stored secret hash, decoded once (secrets.ts storedDigest). */
   digest: Buffer;
   principal: Principal;
+  /** A background re-read is under way (refreshAhead). */
+  refreshing?: boolean;
 }
 
 /** A digest nothing hashes to, for unknown keys: the same work as a known one. */
@@ -55,7 +57,8 @@ export interface PrincipalCacheOptions {
  * API key -> Principal, cached briefly per process so that the hot path costs one SHA-256 and no
  * query. Entries are dropped when the user changes (roles, keys, disabled) through the
  * invalidation bus, and expire after `ttlMs` in any case; beyond `maxEntries` the least recently
- * used goes first.
+ * used goes first. A key in use is read again in the background before its entry expires, so its
+ * requests do not wait for the reload (the entry is never used past `ttlMs` either way).
  */
 export class ApiKeyAuthenticator {
   /** Lookups answered from the cache and from the database (the `quire_cache_requests_total` metric). */
@@ -79,8 +82,10 @@ export class ApiKeyAuthenticator {
   async authenticate(tenant: TenantRef, apiKey: string, apiSecret: string): Promise<Principal | undefined> {
     const cacheKey = `${tenant.name}\0${apiKey}`;
     let entry = this.entries.get(cacheKey);
-    if (entry) this.stats.hits++;
-    else {
+    if (entry) {
+      this.stats.hits++;
+      this.refreshAhead(cacheKey, entry, tenant, apiKey);
+    } else {
       this.stats.misses++;
       const generation = this.generation;
       entry = await this.load(tenant, apiKey);
@@ -91,6 +96,23 @@ export class ApiKeyAuthenticator {
       if (generation === this.generation && this.ttlMs > 0) this.entries.set(cacheKey, entry, { ttl: spreadTtl(this.ttlMs) });
     }
     return matchesDigest(apiSecret, entry.digest) ? entry.principal : undefined;
+  }
+
+  /** An entry in the last fifth of its life is read again in the background (one re-read at a time). */
+  private refreshAhead(cacheKey: string, entry: KeyEntry, tenant: TenantRef, apiKey: string): void {
+    if (entry.refreshing || this.entries.getRemainingTTL(cacheKey) > this.ttlMs / 5) return;
+    entry.refreshing = true;
+    const generation = this.generation;
+    this.load(tenant, apiKey).then(
+      (fresh) => {
+        // Invalidated or replaced meanwhile: what was read may be older than what is known now.
+        if (generation !== this.generation || this.entries.peek(cacheKey) !== entry) return;
+        if (fresh) this.entries.set(cacheKey, fresh, { ttl: spreadTtl(this.ttlMs) });
+        else this.entries.delete(cacheKey);
+      },
+      // The entry expires as it would have; the request after that reads the key itself.
+      () => {},
+    );
   }
 
   private async load(tenant: TenantRef, apiKey: string): Promise<KeyEntry | undefined> {
