@@ -17,7 +17,8 @@ import { recreateDatabase, ROOT, startProcess, type Started } from './support';
  *   memory     one `quire serve api` process's resident set: started, after reads on one tenant,
  *              after reads spread round-robin over every tenant (metadata loaded lazily per
  *              tenant), and the same with the metadata cache capped (META_CACHE_TENANTS).
- *   reads      GET one ToDo: p50/p99 on one tenant beside a random tenant of all per request.
+ *   reads      GET one ToDo: p50/p99 on one tenant beside a random tenant of all per request,
+ *              BENCH_ROUNDS (3) rounds of each, alternating.
  *   migrate    `quire migrate` over every tenant (each re-checked at a new release), wall time.
  *   postgres   catalog rows and size, database size, and the private memory of the API's backends.
  */
@@ -26,6 +27,7 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 20);
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CAPPED = Number(process.env.BENCH_META_CAP ?? 500);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const database = 'quire_bench_tenants';
 /** Every tenant's Administrator gets this key pair, so one Authorization header reaches all of them. */
 const CREDENTIALS = { api_key: '0123456789abcde', api_secret: '0123456789abcdef0123456789abcdef' };
@@ -211,7 +213,7 @@ async function main(): Promise<void> {
     memory.all_tenants_warm_mib = allWarm;
     const oneRounds: ReturnType<typeof round>[] = [];
     const allRounds: ReturnType<typeof round>[] = [];
-    for (let r = 0; r < 2; r++) {
+    for (let r = 0; r < ROUNDS; r++) {
       oneRounds.push(round(await load(api, one)));
       allRounds.push(round(await load(api, all)));
     }

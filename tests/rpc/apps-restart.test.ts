@@ -2,20 +2,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
 import { quireJson, ROOT, spawnQuire, type Spawned } from '../support/process';
-import { call, databaseUrl } from '../support/server';
+import { call } from '../support/server';
 
 /**
  * Methods are code, found by path: a whitelisted function added to a configured app is callable
  * at its dotted path after a restart, with no other change; the same function unmarked is a 403.
+ * In a database of its own: `quire serve` migrates every tenant to its apps' release.
  */
 
 const work = path.join(ROOT, 'tests/.tmp', randomBytes(4).toString('hex'));
 const app = path.join(work, 'lab_app');
 const running: Spawned[] = [];
+let fresh: FreshDatabase | undefined;
 
 afterAll(async () => {
   await Promise.all(running.map((p) => p.stop()));
+  await fresh?.drop();
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -30,7 +34,8 @@ describe('apps are configured, methods are found by their path', () => {
   it('a function added to an app and marked whitelisted is callable after a restart; unmarked it is refused', async () => {
     fs.mkdirSync(work, { recursive: true });
     fs.cpSync(path.join(ROOT, 'tests/fixtures/apps/lab_app'), app, { recursive: true });
-    const env = { DATABASE_URL: databaseUrl(), QUIRE_APPS: `frappe,${app}`, PORT: '0' };
+    fresh = await freshDatabase();
+    const env = { DATABASE_URL: fresh.url, QUIRE_APPS: `frappe,${app}`, PORT: '0' };
     const tenant = `apps${randomBytes(3).toString('hex')}`;
     const created = await quireJson(['tenant', 'create', tenant], env);
     expect(created.code).toBe(0);
