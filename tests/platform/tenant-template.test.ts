@@ -68,17 +68,23 @@ async function contents(db: Database, schema: string): Promise<Record<string, st
   return out;
 }
 
+/** Installs a tenant the long way beside `schema` and expects the same catalog and rows; returns `schema`'s rows. */
+async function expectSameAsLongWay(rt: Runtime, schema: string): Promise<Record<string, string[]>> {
+  const longWay = { name: uniqueName('long'), schema: `t_${uniqueName('long')}` };
+  await installTenant(rt.db, longWay, rt.platform.apps, rt.platform);
+  expect(await catalog(rt.db, schema)).toEqual(await catalog(rt.db, longWay.schema));
+  const [a, b] = [await contents(rt.db, schema), await contents(rt.db, longWay.schema)];
+  expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+  for (const table of Object.keys(a)) expect(a[table], table).toEqual(b[table]);
+  return a;
+}
+
 describe('provisioning from the template', () => {
   it('gives a tenant the same tables, indexes and rows as installing it the long way', async () => {
     const fresh = await database();
     const rt = await runtimeOn(fresh.url);
     const copied = await createTenant(rt.platform, { name: uniqueName('tpl') });
-    const longWay = { name: uniqueName('long'), schema: `t_${uniqueName('long')}` };
-    await installTenant(rt.db, longWay, rt.platform.apps, rt.platform);
-    expect(await catalog(rt.db, copied.schema)).toEqual(await catalog(rt.db, longWay.schema));
-    const [a, b] = [await contents(rt.db, copied.schema), await contents(rt.db, longWay.schema)];
-    expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
-    for (const table of Object.keys(a)) expect(a[table], table).toEqual(b[table]);
+    const a = await expectSameAsLongWay(rt, copied.schema);
     expect(a.tabDocType!.length).toBeGreaterThan(10);
     // Every tenant has its own signing key, and copied rows are stamped with their tenant's creation.
     const keys = await rt.db.query<{ kid: string }>(`SELECT "kid" FROM ${qualified(copied.schema, '__OAuthKeys')}`);
@@ -184,12 +190,7 @@ describe('spare tenant schemas', () => {
     const took = await createTenant(rt.platform, { name: uniqueName('spare') });
     expect(await schemaExists(rt.db, ready[0]!)).toBe(false);
     expect(await stampLag(rt.db, took)).toBeLessThan(1);
-    const longWay = { name: uniqueName('long'), schema: `t_${uniqueName('long')}` };
-    await installTenant(rt.db, longWay, rt.platform.apps, rt.platform);
-    expect(await catalog(rt.db, took.schema)).toEqual(await catalog(rt.db, longWay.schema));
-    const [a, b] = [await contents(rt.db, took.schema), await contents(rt.db, longWay.schema)];
-    expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
-    for (const table of Object.keys(a)) expect(a[table], table).toEqual(b[table]);
+    await expectSameAsLongWay(rt, took.schema);
     // Its own signing key and API key, not the spare's or another tenant's.
     const kid = async (t: CreatedTenant) => (await rt.db.query<{ kid: string }>(`SELECT "kid" FROM ${qualified(t.schema, '__OAuthKeys')}`)).rows;
     expect(await kid(took)).toHaveLength(1);
