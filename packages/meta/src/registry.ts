@@ -33,10 +33,11 @@ export async function loadDefinitions(q: Queryable, schema: string): Promise<Doc
   const fieldsOf = group(fields.rows);
   const permsOf = group(perms.rows);
   return doctypes.rows.map((row) => {
-    const children = [...(fieldsOf.get(String(row.name)) ?? []), ...(permsOf.get(String(row.name)) ?? [])];
+    const fieldRows = fieldsOf.get(String(row.name)) ?? [];
+    const permRows = permsOf.get(String(row.name)) ?? [];
     // Rows alike but for their stamps parse alike: the stored form is looked up before parsing it.
-    for (const r of [row, ...children]) for (const column of STAMP_COLUMNS) if (column in r) r[column] = null;
-    const stored = { ...row, fields: fieldsOf.get(String(row.name)) ?? [], permissions: permsOf.get(String(row.name)) ?? [] };
+    for (const r of [row, ...fieldRows, ...permRows]) for (const column of STAMP_COLUMNS) if (column in r) r[column] = null;
+    const stored = { ...row, fields: fieldRows, permissions: permRows };
     const storedKey = digest(stored);
     const known = byStoredForm.get(storedKey);
     if (known) return known;
