@@ -3,8 +3,7 @@ import { FrappeError } from '@quire/errors';
 import { migrateTenant, type InstallServices } from './install';
 import { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
-import { dropStaleSpares } from './spares';
-import { dropStaleTemplates } from './template';
+import { dropStaleSchemas } from './template';
 
 /**
  * `quire migrate` for a rolling upgrade: one run at a time (a global advisory lock; a second run
@@ -96,10 +95,13 @@ export async function migrateRelease(target: MigrationTarget, options: MigrateRe
       }
     }
     if (complete) {
-      // No tenant is provisioned from an older release's template any more.
-      const dropped = await dropStaleTemplates(db, release);
-      if (dropped.length > 0) report.droppedTemplates = dropped;
-      const spares = await dropStaleSpares(db, release);
+      // No tenant is provisioned from an older release's template or spares any more. Templates
+      // first: dropping one waits for a spare being copied from it, which the second step then sees.
+      const [templates, spares] = await db.transaction(async (tx) => [
+        await dropStaleSchemas(tx, 'tenant_templates', release),
+        await dropStaleSchemas(tx, 'tenant_spares', release),
+      ]);
+      if (templates.length > 0) report.droppedTemplates = templates;
       if (spares.length > 0) report.droppedSpares = spares;
       // The release's first tenants take spares too (made in the background; closing waits for them).
       target.spares?.replenish(target);

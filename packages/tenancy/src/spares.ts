@@ -46,8 +46,8 @@ export class TenantSpares {
   }
 
   /**
-   * Inside the provisioning transaction: makes a spare of the plan's release `tenant`'s schema.
-   * False when none is ready (or another transaction holds each).
+   * Inside the provisioning transaction: renames a spare of the plan's release to `tenant`'s
+   * schema. False when none is ready (or another transaction holds each).
    */
   async claim(tx: Transaction, plan: TemplatePlan, tenant: TenantRef): Promise<boolean> {
     if (this.options.count === 0) return false;
@@ -101,13 +101,4 @@ export class TenantSpares {
       return true;
     });
   }
-}
-
-/** Drops the spares of every release but `keep` (run by `quire migrate` once `keep` is complete). */
-export async function dropStaleSpares(db: Database, keep: string): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ schema: string }>(`DELETE FROM quire.tenant_spares WHERE "release" <> $1 RETURNING "schema"`, [keep]);
-    for (const r of rows) await tx.query(`DROP SCHEMA IF EXISTS ${ident(r.schema)} CASCADE`);
-    return rows.map((r) => r.schema);
-  });
 }

@@ -221,11 +221,15 @@ export function restampStatements(plan: TemplatePlan, schema: string): string[] 
   });
 }
 
-/** Drops the templates of every release but `keep` (run by `quire migrate` once `keep` is complete). */
-export async function dropStaleTemplates(db: Database, keep: string): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ schema: string }>(`DELETE FROM quire.tenant_templates WHERE "release" <> $1 RETURNING "schema"`, [keep]);
-    for (const r of rows) await tx.query(`DROP SCHEMA IF EXISTS ${ident(r.schema)} CASCADE`);
-    return rows.map((r) => r.schema);
-  });
+/** The platform tables that list schemas by release: each release's template, and the spares copied from it. */
+type ReleaseSchemas = 'tenant_templates' | 'tenant_spares';
+
+/**
+ * Drops the schemas `table` lists for every release but `keep`, with their rows (run by `quire
+ * migrate` once `keep` is complete); returns their names.
+ */
+export async function dropStaleSchemas(tx: Transaction, table: ReleaseSchemas, keep: string): Promise<string[]> {
+  const { rows } = await tx.query<{ schema: string }>(`DELETE FROM ${qualified('quire', table)} WHERE "release" <> $1 RETURNING "schema"`, [keep]);
+  for (const r of rows) await tx.query(`DROP SCHEMA IF EXISTS ${ident(r.schema)} CASCADE`);
+  return rows.map((r) => r.schema);
 }
