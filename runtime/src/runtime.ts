@@ -193,9 +193,11 @@ function operationsOf(platform: Platform, config: RuntimeConfig): { ops: Service
   metrics.watchPool(() => platform.db.poolStats());
   metrics.watchCaches({ meta: () => platform.metas.stats, api_keys: () => platform.apiKeys.stats, sessions: () => platform.sessions.stats });
   metrics.watchTenants(() => platform.tenants.list().length);
+  const release = releaseOf(platform.apps);
+  metrics.watchSpares(() => platform.spares.ready(release), () => platform.spares.stats);
   const readiness = new Readiness();
   readiness.onEvaluated((ready) => metrics.setReady(ready));
-  const closeChecks = addReadinessChecks(readiness, platform.db, { release: releaseOf(platform.apps), redisUrl: config.webhooks.redisUrl });
+  const closeChecks = addReadinessChecks(readiness, platform.db, { release, redisUrl: config.webhooks.redisUrl });
   return { ops: { metrics, readiness }, closeChecks };
 }
 

@@ -14,6 +14,8 @@ export const CONTRACT_METRICS = {
   quire_tenants: 'gauge',
   quire_tenant_requests_total: 'counter', // only with METRICS_TENANT_LABEL=true
   quire_ready: 'gauge',
+  quire_tenant_spares_ready: 'gauge',
+  quire_tenant_spare_claims_total: 'counter',
   // webhooks
   quire_webhook_deliveries_total: 'counter',
   quire_webhook_delivery_duration_seconds: 'histogram',

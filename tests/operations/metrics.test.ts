@@ -67,7 +67,7 @@ describe('metrics', () => {
     expect(buckets.length).toBe(combos.size * 11);
   });
 
-  it("serve Node's default metrics unprefixed, the pool by state, caches, tenants, and no per-tenant series unless asked", async () => {
+  it("serve Node's default metrics unprefixed, the pool by state, caches, tenants, spare schemas, and no per-tenant series unless asked", async () => {
     const t = await server.tenant('m');
     await t.call('GET', '/api/resource/ToDo');
     const text = await scrape(server);
@@ -79,6 +79,10 @@ describe('metrics', () => {
     expect(text).toMatch(/^quire_cache_requests_total\{cache="api_keys",result="hit"\} [1-9]/m);
     expect(text).toMatch(/^quire_cache_requests_total\{cache="meta",result="(hit|miss)"\} [1-9]/m);
     expect(text).toMatch(/^quire_tenants [1-9]/m);
+    // This process provisioned the tenant above: from a spare or, none ready, from the template.
+    expect(text).toMatch(/^quire_tenant_spares_ready \d+$/m);
+    const claims = (result: string) => Number(new RegExp(`^quire_tenant_spare_claims_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    expect(claims('taken') + claims('missed')).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^http_requests_in_flight \d/m);
     expect(text).not.toContain('quire_tenant_requests_total');
   });

@@ -199,6 +199,9 @@ describe('spare tenant schemas', () => {
     const after = await spares(rt.db);
     expect(after).toHaveLength(2);
     expect(after[0]).toBe(ready[1]);
+    // What the metrics read: the first tenant found none ready, the second took one.
+    expect(await rt.platform.spares.ready(releaseOf(rt.platform.apps))).toBe(2);
+    expect(rt.platform.spares.stats).toEqual({ taken: 1, missed: 1 });
   });
 
   it('a creation that fails puts its spare back, untouched', async () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { cachedReading } from './cached';
 import { FastHistogram } from './request-histogram';
 import type { RouteTable } from './routes';
 
@@ -7,6 +8,12 @@ import type { RouteTable } from './routes';
 export interface CacheStats {
   readonly hits: number;
   readonly misses: number;
+}
+
+/** Provisioning's spare-schema claims so far (the tenancy's own counts). */
+export interface SpareClaimStats {
+  readonly taken: number;
+  readonly missed: number;
 }
 
 /** The database pool now (the Database seam's `poolStats()`). */
@@ -130,6 +137,36 @@ export class ProcessMetrics {
           this.inc({ cache, result: 'hit' }, stats.hits);
           this.inc({ cache, result: 'miss' }, stats.misses);
         }
+      },
+    });
+  }
+
+  /**
+   * `quire_tenant_spares_ready`: spare tenant schemas of this release ready in the database (read at
+   * most every 15 s, whichever replicas are scraped), and `quire_tenant_spare_claims_total{result}`:
+   * tenants this process provisioned from a spare (`taken`) or, none being ready, from the template
+   * (`missed`: slower; more than a few say TENANT_SPARES is too low for the sign-up rate).
+   */
+  watchSpares(ready: () => Promise<number>, claims: () => SpareClaimStats): void {
+    const readyNow = cachedReading(ready);
+    new Gauge({
+      name: 'quire_tenant_spares_ready',
+      help: 'Spare tenant schemas of this release ready for new tenants (database-wide)',
+      registers: [this.registry],
+      async collect() {
+        this.set(await readyNow());
+      },
+    });
+    new Counter({
+      name: 'quire_tenant_spare_claims_total',
+      help: 'Tenants provisioned by this process from a spare schema (taken) or from the template because none was ready (missed)',
+      labelNames: ['result'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const stats = claims();
+        this.inc({ result: 'taken' }, stats.taken);
+        this.inc({ result: 'missed' }, stats.missed);
       },
     });
   }

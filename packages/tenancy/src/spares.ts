@@ -32,8 +32,17 @@ export interface SpareOptions {
   onError?: (error: unknown) => void;
 }
 
+/** Provisioning's claims so far, as plain numbers (read into metrics at scrape time). */
+export interface SpareClaims {
+  /** A new tenant took a spare. */
+  readonly taken: number;
+  /** None was ready (or spares are off): the tenant was copied from the template. */
+  readonly missed: number;
+}
+
 export class TenantSpares {
   private filling: Promise<void> | undefined;
+  private claims = { taken: 0, missed: 0 };
 
   constructor(
     private readonly db: Database,
@@ -45,12 +54,26 @@ export class TenantSpares {
     return this.options.count;
   }
 
+  get stats(): SpareClaims {
+    return this.claims;
+  }
+
+  /** Spares of `release` ready now, across every process (a query: metrics read it through a cache). */
+  async ready(release: string): Promise<number> {
+    if (this.options.count === 0) return 0;
+    const { rows } = await this.db.query<{ ready: number }>(`SELECT count(*)::int AS "ready" FROM quire.tenant_spares WHERE "release" = $1`, [release]);
+    return rows[0]?.ready ?? 0;
+  }
+
   /**
    * Inside the provisioning transaction: renames a spare of the plan's release to `tenant`'s
    * schema. False when none is ready (or another transaction holds each).
    */
   async claim(tx: Transaction, plan: TemplatePlan, tenant: TenantRef): Promise<boolean> {
-    if (this.options.count === 0) return false;
+    if (this.options.count === 0) {
+      this.claims.missed++;
+      return false;
+    }
     const { rows } = await tx.query<{ schema: string }>(
       `DELETE FROM quire.tenant_spares WHERE "schema" = (
          SELECT "schema" FROM quire.tenant_spares WHERE "release" = $1 ORDER BY "created_at" LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -58,8 +81,12 @@ export class TenantSpares {
       [plan.release],
     );
     const spare = rows[0]?.schema;
-    if (spare === undefined) return false;
+    if (spare === undefined) {
+      this.claims.missed++;
+      return false;
+    }
     await tx.script([`ALTER SCHEMA ${ident(spare)} RENAME TO ${ident(tenant.schema)}`, ...restampStatements(plan, tenant.schema)].join(';\n'));
+    this.claims.taken++;
     return true;
   }
 
