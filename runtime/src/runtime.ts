@@ -97,6 +97,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     poolMode: config.platform.databasePoolMode,
     dataDir: config.platform.dataDir,
     poolSize: config.platform.dbPoolSize,
+    poolIdleSeconds: config.platform.dbPoolIdleSeconds,
     statementTimeoutMs: config.platform.dbStatementTimeoutMs,
     preparedPerConnection: config.platform.dbPreparedPerConnection,
     applicationName: options.name ?? 'quire',
@@ -194,7 +195,10 @@ function operationsOf(platform: Platform, config: RuntimeConfig): { ops: Service
   metrics.watchCaches({ meta: () => platform.metas.stats, api_keys: () => platform.apiKeys.stats, sessions: () => platform.sessions.stats });
   metrics.watchTenants(() => platform.tenants.list().length);
   const release = releaseOf(platform.apps);
-  metrics.watchSpares(() => platform.spares.ready(release), () => platform.spares.stats);
+  metrics.watchSpares(
+    () => platform.spares.ready(release),
+    () => platform.spares.stats,
+  );
   const readiness = new Readiness();
   readiness.onEvaluated((ready) => metrics.setReady(ready));
   const closeChecks = addReadinessChecks(readiness, platform.db, { release, redisUrl: config.webhooks.redisUrl });

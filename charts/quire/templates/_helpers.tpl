@@ -224,6 +224,7 @@ TRUST_PROXY: {{ $c.trustProxy | toString | quote }}
 QUIRE_APPS: {{ $c.apps | quote }}
 DATABASE_POOL_MODE: {{ $c.databasePoolMode | quote }}
 DB_POOL_SIZE: {{ int $c.dbPoolSize | toString | quote }}
+DB_POOL_IDLE_SECONDS: {{ int $c.dbPoolIdleSeconds | toString | quote }}
 DB_STATEMENT_TIMEOUT_MS: {{ int $c.dbStatementTimeoutMs | toString | quote }}
 DB_PREPARED_PER_CONNECTION: {{ int $c.dbPreparedPerConnection | toString | quote }}
 TENANT_SPARES: {{ int $c.tenantSpares | toString | quote }}

@@ -82,6 +82,8 @@ const platformSettings = {
   /** After the delay: how long in-flight requests and deliveries get to finish. */
   shutdownTimeoutMs: ['SHUTDOWN_TIMEOUT_MS', z.coerce.number().int().min(0).max(600_000).default(20_000)],
   dbPoolSize: ['DB_POOL_SIZE', z.coerce.number().int().min(1).max(500).default(10)],
+  /** How long a pooled connection may sit idle before it is closed (0: never). */
+  dbPoolIdleSeconds: ['DB_POOL_IDLE_SECONDS', z.coerce.number().int().min(0).max(86_400).default(300)],
   dbStatementTimeoutMs: ['DB_STATEMENT_TIMEOUT_MS', z.coerce.number().int().min(0).default(30_000)],
   /** Prepared statements each pooled connection keeps (least recently used closed beyond it; 0: none prepared). */
   dbPreparedPerConnection: ['DB_PREPARED_PER_CONNECTION', z.coerce.number().int().min(0).max(100_000).default(2000)],

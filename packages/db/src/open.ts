@@ -7,6 +7,8 @@ export interface OpenDatabaseOptions {
   url?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** Seconds an idle pooled connection is kept (Postgres server only). */
+  poolIdleSeconds?: number;
   statementTimeoutMs?: number;
   /** Prepared statements each connection keeps (Postgres server only). */
   preparedPerConnection?: number;
@@ -21,6 +23,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return new PgDatabase({
       connectionString: options.url,
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+      ...(options.poolIdleSeconds !== undefined ? { idleSeconds: options.poolIdleSeconds } : {}),
       ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
       ...(options.preparedPerConnection !== undefined ? { preparedPerConnection: options.preparedPerConnection } : {}),
       ...(options.applicationName ? { applicationName: options.applicationName } : {}),

