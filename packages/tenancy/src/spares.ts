@@ -32,7 +32,7 @@ export interface SpareOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Provisioning's claims so far, as plain numbers (read into metrics at scrape time). */
+/** Provisioning's claims so far, as plain numbers (read into metrics at scrape time); a claim counts even if its provisioning then rolls back. */
 export interface SpareClaims {
   /** A new tenant took a spare. */
   readonly taken: number;
@@ -42,7 +42,7 @@ export interface SpareClaims {
 
 export class TenantSpares {
   private filling: Promise<void> | undefined;
-  private claims = { taken: 0, missed: 0 };
+  private readonly claims = { taken: 0, missed: 0 };
 
   constructor(
     private readonly db: Database,
