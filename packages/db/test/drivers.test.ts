@@ -311,8 +311,8 @@ describe('idle Postgres connections', () => {
       for (const db of [kept, short]) await Promise.all([db.query('SELECT pg_sleep(0.05)'), db.query('SELECT pg_sleep(0.05)')]);
       expect(kept.poolStats()).toMatchObject({ total: 2, idle: 2 });
       await new Promise((r) => setTimeout(r, 1500));
-      // The default (300 s) keeps them.
       expect(short.poolStats()).toMatchObject({ total: 0 });
+      // The default (300 s) keeps them.
       expect(kept.poolStats()).toMatchObject({ total: 2, idle: 2 });
     } finally {
       await Promise.all([kept.close(), short.close()]);

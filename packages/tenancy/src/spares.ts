@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ident, type Database, type Transaction } from '@quire/db';
+import { ident, type Database, type Queryable, type Transaction } from '@quire/db';
 import type { TenantRef } from '@quire/meta';
 import type { InstallServices } from './install';
 import { copyTemplate, readPlan, restampStatements, type TemplatePlan, type TenantTemplates } from './template';
@@ -60,9 +60,7 @@ export class TenantSpares {
 
   /** Spares of `release` ready now, across every process (a query: metrics read it through a cache). */
   async ready(release: string): Promise<number> {
-    if (this.options.count === 0) return 0;
-    const { rows } = await this.db.query<{ ready: number }>(`SELECT count(*)::int AS "ready" FROM quire.tenant_spares WHERE "release" = $1`, [release]);
-    return rows[0]?.ready ?? 0;
+    return this.options.count === 0 ? 0 : countReady(this.db, release);
   }
 
   /**
@@ -120,12 +118,17 @@ export class TenantSpares {
       if (this.db.supportsAdvisoryLocks) await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [SPARES_LOCK]);
       // A newer release's migrate dropped the template: its spares would never be taken.
       if (!(await readPlan(tx, plan.release, true))) return false;
-      const { rows } = await tx.query<{ ready: number }>(`SELECT count(*)::int AS "ready" FROM quire.tenant_spares WHERE "release" = $1`, [plan.release]);
-      if ((rows[0]?.ready ?? 0) >= this.options.count) return false;
+      if ((await countReady(tx, plan.release)) >= this.options.count) return false;
       const schema = spareSchema();
       await copyTemplate(tx, plan, schema);
       await tx.query(`INSERT INTO quire.tenant_spares ("schema", "release") VALUES ($1, $2)`, [schema, plan.release]);
       return true;
     });
   }
+}
+
+/** Spares of `release` in quire.tenant_spares. */
+async function countReady(q: Queryable, release: string): Promise<number> {
+  const { rows } = await q.query<{ ready: number }>(`SELECT count(*)::int AS "ready" FROM quire.tenant_spares WHERE "release" = $1`, [release]);
+  return rows[0]?.ready ?? 0;
 }
