@@ -51,10 +51,11 @@ function program(json: boolean): Command {
     .action((name: string, o: { yes: boolean }) => runCommand(quire, (rt) => tenantDrop(rt, name, o.yes)));
   tenant
     .command('set <name>')
-    .description("change a tenant's settings: its custom domains, its CORS origins")
+    .description("change a tenant's settings: its custom domains, its CORS origins, its public URL")
     .option('--allow-cors <origin>', 'an origin allowed with credentials (* for any, "" for none; repeatable)', collect)
     .option('--domain <host>', 'the custom domains, replacing the current ones ("" for none; repeatable)', collect)
-    .action((name: string, o: { allowCors?: string[]; domain?: string[] }) => runCommand(quire, (rt) => tenantSet(rt, name, o)));
+    .option('--host-name <url>', 'the public URL links in emails point at, e.g. https://erp.acme.com ("" for the primary host)')
+    .action((name: string, o: { allowCors?: string[]; domain?: string[]; hostName?: string }) => runCommand(quire, (rt) => tenantSet(rt, name, o)));
 
   quire
     .command('user')

@@ -3,6 +3,7 @@ import { FormPage } from './pages/FormPage';
 import { HomePage } from './pages/HomePage';
 import { ListPage } from './pages/ListPage';
 import { LoginPage } from './pages/LoginPage';
+import { UpdatePasswordPage } from './pages/PasswordPages';
 import { WithCsrfToken } from './shell/csrf';
 import { Shell } from './shell/Shell';
 
@@ -14,6 +15,7 @@ export function App() {
   return (
     <Routes>
       <Route path="/login" element={<LoginPage />} />
+      <Route path="/update-password" element={<UpdatePasswordPage />} />
       <Route
         path="/app"
         element={

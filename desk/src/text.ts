@@ -17,6 +17,28 @@ export const text = {
     submit: 'Sign in',
     submitting: 'Signing in…',
     failed: 'Sign in failed',
+    forgot: 'Forgot your password?',
+  },
+
+  password: {
+    forgotHeading: 'Reset your password',
+    forgotIntro: 'We will email you a link to set a new password.',
+    email: 'Email',
+    send: 'Send the link',
+    sending: 'Sending…',
+    sent: (user: string) => `If ${user} has an account here, a link to set a new password is on its way. It works once, for 24 hours.`,
+    sendFailed: 'The link could not be sent',
+    backToLogin: 'Back to sign in',
+    updateTitle: 'Set a new password',
+    updateHeading: 'Set a new password',
+    newPassword: 'New password',
+    confirm: 'New password, again',
+    mismatch: 'The two passwords differ.',
+    update: 'Set the password',
+    updating: 'Saving…',
+    updateFailed: 'The password was not changed',
+    updated: 'Your password is set. Sign in with it.',
+    noKey: 'This page needs the link from the email. Ask for a new one from the sign-in page.',
   },
 
   shell: {

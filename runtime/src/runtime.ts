@@ -171,6 +171,11 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, log
       apiKeyTtlMs: p.apiKeyCacheTtlMs,
       metaCache: { maxTenants: p.metaCacheTenants, idleMs: p.metaCacheIdleSeconds * 1000 },
       sessionExpirySeconds: p.sessionExpirySeconds,
+      publicUrl: {
+        scheme: p.publicUrlScheme ?? (p.production ? 'https' : 'http'),
+        // In development the API's own port is how a browser on this machine reaches it.
+        port: p.publicUrlPort ?? (p.production || config.api.port === 0 ? undefined : config.api.port),
+      },
       spares: {
         // The embedded database has one session: making spares there would hold up requests.
         count: p.tenantSpares ?? (db.kind === 'pglite' ? 0 : 2),

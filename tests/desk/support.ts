@@ -43,7 +43,12 @@ export function ensureDeskBuilt(): void {
     const index = path.join(DIST, 'index.html');
     const sources = Math.max(newestMtime(path.join(DESK, 'src')), fs.statSync(path.join(DESK, 'index.html')).mtimeMs);
     if (!fs.existsSync(index) || fs.statSync(index).mtimeMs < sources) {
-      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: DESK, stdio: 'pipe' });
+      // As `npm install` builds it: under vitest's NODE_ENV=test, React and React Aria build other code.
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+        cwd: DESK,
+        stdio: 'pipe',
+        env: { ...process.env, NODE_ENV: 'production' },
+      });
     }
   } finally {
     fs.rmdirSync(lock);
@@ -80,6 +85,7 @@ export async function signedIn(f: DeskFixture, options: { viewport?: { width: nu
   await createUser(tenant, email);
   const context = await f.browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } });
   const page = await context.newPage();
+  await watchContentSecurity(page);
   const origin = originOf(f.server, tenant);
   await signIn(page, origin, email, PASSWORD);
   return { tenant, origin, email, page };
@@ -108,7 +114,8 @@ interface AxeViolation {
 
 /** axe-core run in the page; the serious and critical violations, described. */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
+  // Evaluated through the DevTools protocol: an inline <script> would be refused by the desk's policy.
+  await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
     return (await axe.run()).violations;
@@ -118,8 +125,35 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${String(v.impact)}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
 }
 
-/** The page at desktop width and at 360 px, saved under test-results/desk/ (git-ignored). */
+const refusedByPolicy = new WeakMap<Page, string[]>();
+const REFUSAL = 'content-security-policy refused:';
+
+/** Records what the page's Content-Security-Policy refuses (the document's securitypolicyviolation events). */
+export async function watchContentSecurity(page: Page): Promise<void> {
+  const refused: string[] = [];
+  refusedByPolicy.set(page, refused);
+  page.on('console', (message) => {
+    if (message.text().startsWith(REFUSAL)) refused.push(message.text().slice(REFUSAL.length).trim());
+  });
+  await page.addInitScript((prefix) => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      const what = e.sample || e.blockedURI || (e.target instanceof Element ? e.target.outerHTML.slice(0, 120) : '');
+      console.log(`${prefix} ${e.violatedDirective} ${e.sourceFile}:${e.lineNumber} ${what}`);
+    });
+  }, REFUSAL);
+}
+
+/** What the page's policy refused so far (a page watched with watchContentSecurity). */
+export function contentSecurityRefusals(page: Page): string[] {
+  return refusedByPolicy.get(page) ?? [];
+}
+
+/**
+ * The page at desktop width and at 360 px, saved under test-results/desk/ (git-ignored); by then
+ * the desk's own policy has refused nothing it needs.
+ */
 export async function screenshots(page: Page, name: string): Promise<void> {
+  expect(contentSecurityRefusals(page), `${name}: refused by the page's Content-Security-Policy`).toEqual([]);
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const original = page.viewportSize() ?? { width: 1280, height: 800 };
   await page.setViewportSize({ width: 1280, height: 800 });

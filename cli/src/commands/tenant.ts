@@ -31,13 +31,14 @@ export async function tenantDrop(rt: Runtime, name: string, yes: boolean): Promi
   return { json: { dropped: name }, text: `Dropped tenant ${name}` };
 }
 
-/** `tenant set <name> [--allow-cors ORIGIN…] [--domain HOST…]`: the tenant's settings (`""` clears a list). */
+/** `tenant set <name> [--allow-cors ORIGIN…] [--domain HOST…] [--host-name URL]`: the tenant's settings (`""` clears one). */
 export async function tenantSet(
   rt: Runtime,
   name: string,
-  options: { allowCors?: string[] | undefined; domain?: string[] | undefined },
+  options: { allowCors?: string[] | undefined; domain?: string[] | undefined; hostName?: string | undefined },
 ): Promise<CommandResult> {
-  if (!options.allowCors && !options.domain) throw new UsageError('Nothing to set: give --allow-cors and/or --domain');
+  if (!options.allowCors && !options.domain && options.hostName === undefined)
+    throw new UsageError('Nothing to set: give --allow-cors, --domain and/or --host-name');
   const text: string[] = [];
   const json: { name: string; config?: TenantConfig; domains?: string[] } = { name };
   if (options.domain) {
@@ -52,6 +53,11 @@ export async function tenantSet(
     const origins = options.allowCors.filter((o) => o !== '');
     json.config = await updateTenantConfig(rt.platform, name, { allow_cors: origins });
     text.push(`Tenant ${name}: allow_cors = ${origins.length ? origins.join(', ') : '(none)'}`);
+  }
+  if (options.hostName !== undefined) {
+    json.config = await updateTenantConfig(rt.platform, name, { host_name: options.hostName });
+    const tenant = rt.platform.tenants.get(name);
+    text.push(`Tenant ${name}: links in emails point at ${tenant ? rt.platform.siteUrl(tenant) : json.config.host_name}`);
   }
   return { json, text: text.join('\n') };
 }

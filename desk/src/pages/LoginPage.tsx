@@ -1,6 +1,7 @@
 import { useFrappeAuth } from 'frappe-react-sdk';
 import { useState, type SyntheticEvent } from 'react';
 import { ErrorNotice } from '../shell/states';
+import { ForgotPassword } from './PasswordPages';
 import { useTitle } from '../shell/useTitle';
 import { text } from '../text';
 
@@ -19,6 +20,7 @@ export function LoginPage() {
   const { login } = useFrappeAuth();
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [forgot, setForgot] = useState(false);
 
   const onSubmit = async (event: SyntheticEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -38,6 +40,14 @@ export function LoginPage() {
     }
   };
 
+  if (forgot) {
+    return (
+      <main id="main" className="login">
+        <ForgotPassword onDone={() => setForgot(false)} />
+      </main>
+    );
+  }
+
   return (
     <main id="main" className="login">
       <form className="card login-card" onSubmit={(e) => void onSubmit(e)} aria-labelledby="login-heading">
@@ -53,6 +63,9 @@ export function LoginPage() {
         </div>
         <button className="button button-primary" type="submit" disabled={busy}>
           {busy ? text.login.submitting : text.login.submit}
+        </button>
+        <button className="button" type="button" onClick={() => setForgot(true)}>
+          {text.login.forgot}
         </button>
       </form>
     </main>

@@ -1,4 +1,5 @@
 import type { DocContext, FileStore } from '@quire/documents';
+import type { RateLimitRule } from '@quire/limits';
 import type { ZodType } from 'zod';
 
 export type { FileStore };
@@ -27,6 +28,12 @@ export interface WhitelistOptions {
    * description shows them. Without it any arguments pass and the description is generic.
    */
   args?: ZodType<MethodArgs>;
+  /**
+   * Limits on calls (Frappe's `@rate_limit`), checked in order before the method runs, counted
+   * across every process; a call over one is answered 429 with `Retry-After`. For what a stranger
+   * may call that sends email or costs real work.
+   */
+  rateLimit?: readonly RateLimitRule[];
   /** What the method answers (`message`), for the OpenAPI description. */
   returns?: ZodType;
   /** One line saying what the method does, for the OpenAPI description. */
@@ -74,6 +81,12 @@ export interface MethodResponse {
 /** What a method receives besides its arguments. */
 export interface MethodContext {
   doc: DocContext;
+  /**
+   * The tenant's own URL, for links sent outside the request (emails): its `host_name` setting, else
+   * its primary host with the deployment's public scheme and port (Frappe's get_url()). Never taken
+   * from the request's Host, which its sender chooses.
+   */
+  siteUrl: string;
   /** The HTTP verb of the call. */
   verb: string;
   settings: MethodSettings;
@@ -98,6 +111,7 @@ export interface WhitelistedMethod {
   readonly allowGuest: boolean;
   readonly allowScopedTokens: boolean;
   readonly args: ZodType<MethodArgs> | undefined;
+  readonly rateLimit: readonly RateLimitRule[];
   readonly returns: ZodType | undefined;
   readonly summary: string | undefined;
 }
@@ -114,6 +128,7 @@ export function whitelist<F extends MethodFunction>(fn: F, options: WhitelistOpt
     allowGuest: options.allowGuest ?? false,
     allowScopedTokens: options.allowScopedTokens ?? false,
     args: options.args,
+    rateLimit: options.rateLimit ?? [],
     returns: options.returns,
     summary: options.summary,
   };

@@ -111,6 +111,10 @@ const platformSettings = {
   ],
   /** express' `trust proxy` for every HTTP service: X-Forwarded-Proto/Host/For count only from these peers. */
   trustProxy: ['TRUST_PROXY', z.string().default('false').transform(parseTrustProxy)],
+  /** The scheme tenants are reached with from outside, for links in emails (default https in production, else http). */
+  publicUrlScheme: ['PUBLIC_URL_SCHEME', z.enum(['http', 'https']).optional()],
+  /** The port tenants are reached on from outside when it is not the scheme's own (default: none in production, else the API's PORT). */
+  publicUrlPort: ['PUBLIC_URL_PORT', z.coerce.number().int().min(1).max(65535).optional()],
   production: [
     'NODE_ENV',
     z

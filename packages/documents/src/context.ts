@@ -30,6 +30,8 @@ export interface FileStore {
   /** The bytes under a key, or undefined. */
   get(key: string): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
+  /** Deletes every key under a prefix (`<schema>`: all of a tenant's files); nothing there is fine. */
+  deleteAll(prefix: string): Promise<void>;
 }
 
 /** Frappe's `doc.flags.ignore_*`: for installers and trusted internal callers, never for request input. */

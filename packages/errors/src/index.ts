@@ -19,6 +19,8 @@ export interface FrappeErrorOptions {
   extra?: Record<string, unknown>;
   /** Set when the message must not become a server message (bare `raise PermissionError`). */
   silent?: boolean;
+  /** Response headers the error's answer carries (e.g. `Retry-After` on a 429). */
+  headers?: Readonly<Record<string, string>>;
   cause?: unknown;
 }
 
@@ -30,11 +32,13 @@ export class FrappeError extends Error {
   readonly messages: ServerMessage[];
   readonly title: string | undefined;
   readonly extra: Record<string, unknown> | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(message = '', options: FrappeErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.title = options.title;
     this.extra = options.extra;
+    this.headers = options.headers;
     const own: ServerMessage[] = message && !options.silent ? [{ message, title: options.title ?? 'Message', indicator: 'red', raise_exception: 1 }] : [];
     this.messages = [...own, ...(options.messages ?? [])];
   }
@@ -100,6 +104,8 @@ export const InvalidUUIDValue = define('InvalidUUIDValue', 417, ValidationError)
 export const InvalidColumnName = define('InvalidColumnName', 417, ValidationError);
 export const DataTooLongException = define('DataTooLongException', 417, ValidationError);
 export const InReadOnlyMode = define('InReadOnlyMode', 503, ValidationError);
+/** A method's own limit (Frappe's `@rate_limit`), as opposed to the site's request-time budget (TooManyRequestsError). */
+export const RateLimitExceededError = define('RateLimitExceededError', 429, ValidationError);
 
 /** Anything that is not a FrappeError: Frappe reports the Python class; we report a generic one. */
 export const InternalServerError = define('Exception', 500);

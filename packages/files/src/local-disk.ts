@@ -37,4 +37,8 @@ export class LocalDiskStore implements FileStore {
   async delete(key: string): Promise<void> {
     await fs.rm(this.pathOf(key), { force: true });
   }
+
+  async deleteAll(prefix: string): Promise<void> {
+    await fs.rm(this.pathOf(prefix), { recursive: true, force: true });
+  }
 }

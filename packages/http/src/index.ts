@@ -5,3 +5,4 @@ export { listen, type Listening, type ListenOptions } from './listen';
 export { healthEndpoint, operationsListener, type MetricsSource } from './operations';
 export { Readiness, type ReadinessCheck, type ReadinessReport, type ReadinessOptions } from './readiness';
 export { withOperations, type ServiceOperations } from './service-operations';
+export { contentSecurityPolicy, pageSecurityHeaders } from './page-security';

@@ -14,6 +14,11 @@ export interface Tenant {
 export interface TenantConfig {
   /** Origins allowed to call with credentials: `*`, one origin, or a list (Frappe's allow_cors). */
   allow_cors?: string | string[];
+  /**
+   * The tenant's public URL (`https://erp.acme.com`), where links sent outside a request point
+   * (Frappe's site_config `host_name`); without it, its primary host (Platform.siteUrl).
+   */
+  host_name?: string;
 }
 
 export interface DirectoryOptions {
@@ -119,8 +124,13 @@ export class TenantDirectory {
     return [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** The tenant a site name or Host header designates, else DEFAULT_TENANT, else undefined. */
+  /**
+   * The tenant a site name or Host header designates, else DEFAULT_TENANT, else undefined. A value
+   * that is not a host name (with an optional port) designates nothing, not even the default: a
+   * Host like `acme.example:80@evil.example` must never reach a tenant.
+   */
   resolve(siteOrHost: string | undefined): Tenant | undefined {
+    if (siteOrHost !== undefined && siteOrHost !== '' && !isHostHeader(siteOrHost)) return undefined;
     const host = normalizeHost(siteOrHost);
     if (host) {
       const direct = this.byName.get(host) ?? this.byDomain.get(host);
@@ -133,10 +143,22 @@ export class TenantDirectory {
     return this.options.defaultTenant ? this.byName.get(this.options.defaultTenant) : undefined;
   }
 
+  /** The tenant's hosts, its primary one (`<name>.<BASE_DOMAIN>`) first. */
   hostsOf(tenant: Pick<Tenant, 'name' | 'domains'>): string[] {
     return [`${tenant.name}${this.suffix}`, ...tenant.domains];
   }
 }
+
+/**
+ * Whether a Host header (or site name) is a host name or IP literal with an optional port, as RFC
+ * 9110 has it, and nothing else: no userinfo (`@`), path, spaces or other characters a link built
+ * from it could be bent by.
+ */
+export function isHostHeader(value: string): boolean {
+  return HOST_HEADER.test(value);
+}
+
+const HOST_HEADER = /^(?:[a-z0-9_](?:[a-z0-9_.-]{0,252})|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
 
 /** Lower-cased host without port (IPv6 literals keep their brackets). */
 export function normalizeHost(value: string | undefined): string | undefined {

@@ -1,5 +1,5 @@
-export { Platform, type PlatformOptions } from './platform';
-export { TenantDirectory, normalizeHost, type Tenant, type TenantConfig, type DirectoryOptions } from './directory';
+export { Platform, type PlatformOptions, type PublicUrl } from './platform';
+export { TenantDirectory, normalizeHost, isHostHeader, type Tenant, type TenantConfig, type DirectoryOptions } from './directory';
 export {
   createTenant,
   dropTenant,
@@ -7,6 +7,7 @@ export {
   setTenantDomains,
   tenantName,
   customDomains,
+  publicOrigin,
   schemaOf,
   TENANT_NAME_RE,
   type CreateTenantInput,

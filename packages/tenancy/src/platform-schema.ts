@@ -1,4 +1,5 @@
 import type { Migration } from '@quire/db';
+import { createRateCountersTable } from '@quire/limits';
 import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
@@ -98,6 +99,13 @@ export const platformMigrations: readonly Migration[] = [
         "created_at" timestamp(6) NOT NULL DEFAULT now()
       )`);
       await q.query(`CREATE INDEX tenant_spares_release ON quire.tenant_spares ("release", "created_at")`);
+    },
+  },
+  {
+    /** Rate-limit windows every process counts in (@quire/limits, rate-counter.ts). */
+    id: '0008_rate_counters',
+    async up(q) {
+      await createRateCountersTable(q);
     },
   },
 ];

@@ -2,6 +2,7 @@ import type { LoadedApps } from '@quire/apps';
 import { ApiKeyAuthenticator, SessionAuthenticator, type SecretBox } from '@quire/auth';
 import { runMigrations, subscribeInvalidations, type Database, type InvalidationMessage, type Unlisten } from '@quire/db';
 import type { DocContext, FileStore } from '@quire/documents';
+import { PostgresRateCounter, type RateCounter } from '@quire/limits';
 import { MetaRegistry, type MetaCacheOptions } from '@quire/meta';
 import { OAuthRuntime, type OAuthRuntimeOptions } from '@quire/oauth';
 import type { Principal } from '@quire/permissions';
@@ -31,6 +32,13 @@ export interface PlatformOptions {
   oauth?: OAuthRuntimeOptions;
   /** Tenant schemas kept ready ahead of provisioning (spares.ts); none by default. */
   spares?: SpareOptions;
+  /** How people reach tenants from outside: the scheme, and a port when not the scheme's own (siteUrl). */
+  publicUrl?: PublicUrl;
+}
+
+export interface PublicUrl {
+  scheme: 'http' | 'https';
+  port?: number | undefined;
 }
 
 /**
@@ -54,6 +62,8 @@ export class Platform {
   readonly templates: TenantTemplates;
   /** Schemas copied from the template ahead of time, which new tenants take. */
   readonly spares: TenantSpares;
+  /** Hits counted against rate limits, shared by every process. */
+  readonly rateCounter: RateCounter;
   private unlisten: Unlisten | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly issuerHostsCache = new WeakMap<Tenant, readonly string[]>();
@@ -71,6 +81,7 @@ export class Platform {
     this.changes = new PlatformChanges(this.metas, this.apiKeys, this.sessions, this.oauth);
     this.templates = new TenantTemplates(options.db, options.apps);
     this.spares = new TenantSpares(options.db, this.templates, options.spares ?? { count: 0 });
+    this.rateCounter = new PostgresRateCounter(options.db);
   }
 
   /** Applies the platform schema's migrations (idempotent). */
@@ -156,6 +167,20 @@ export class Platform {
     if (tenant.name !== this.options.defaultTenant) return hosts;
     const own = normalizeHost(requestHost);
     return own === undefined || hosts.includes(own) ? hosts : [...hosts, own];
+  }
+
+  /**
+   * The tenant's own URL (Frappe's get_url()), for links that leave the request (a password reset
+   * email): its `host_name` setting, else its primary host with the public scheme and port. Built
+   * from what the platform knows of the tenant, never from a request's Host or X-Forwarded-*.
+   */
+  siteUrl(tenant: Tenant): string {
+    const configured = tenant.config.host_name;
+    if (configured) return configured.replace(/\/+$/, '');
+    const { scheme, port } = this.options.publicUrl ?? { scheme: 'http' };
+    const defaultPort = scheme === 'https' ? 443 : 80;
+    const host = this.tenants.hostsOf(tenant)[0] ?? tenant.name;
+    return `${scheme}://${host}${port === undefined || port === defaultPort ? '' : `:${port}`}`;
   }
 
   /** The context document operations of one request run with. */

@@ -4,7 +4,7 @@ import { ident, pgErrorInfo, PG, publishInvalidation, type Queryable } from '@qu
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { deleteTenantEvents } from '@quire/webhooks';
 import { ADMINISTRATOR } from '@quire/permissions';
-import { normalizeHost, type TenantConfig } from './directory';
+import { isHostHeader, normalizeHost, type TenantConfig } from './directory';
 import { installTenant, personalizeTenant } from './install';
 import type { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
@@ -98,6 +98,9 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       }
       throw e;
     }
+    // The name is ours now: files a dropped tenant of the same name left (a drop cut off after its
+    // commit) must not come back as this one's.
+    await platform.files.deleteAll(schema);
     const personal = { adminPassword: input.adminPassword, adminEmail: input.adminEmail };
     if (plan && ((await platform.spares.claim(tx, plan, tenant)) || (await provisionFromTemplate(tx, plan, tenant)))) {
       await personalizeTenant(tx, tenant, apps, platform, personal);
@@ -118,10 +121,14 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
   return { name, schema, hosts: platform.tenants.hostsOf({ name, domains }), ...credentials };
 }
 
-/** Removes a tenant and everything in its schema. */
+/**
+ * Removes a tenant and all of its data: its schema, its undelivered webhook events and, once that
+ * has committed, its uploaded files. (Files a drop cut off after its commit leaves are removed when
+ * a tenant of that name is made again.)
+ */
 export async function dropTenant(platform: Platform, name: string): Promise<void> {
   const { db } = platform;
-  await db.transaction(async (tx) => {
+  const schema = await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ schema: string }>(`DELETE FROM quire.tenants WHERE "name" = $1 RETURNING "schema"`, [name]);
     const row = rows[0];
     if (!row) throw new DoesNotExistError(`Tenant ${name} not found`);
@@ -129,9 +136,11 @@ export async function dropTenant(platform: Platform, name: string): Promise<void
     // After the schema: a write that raised an event committed before the DROP could take its locks.
     await deleteTenantEvents(tx, name);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
+    return row.schema;
   });
   await platform.tenants.refreshOne(name);
   platform.forget(name);
+  await platform.files.deleteAll(schema);
 }
 
 /**
@@ -165,6 +174,7 @@ export async function setTenantDomains(platform: Platform, name: string, domains
 
 /** Changes a tenant's settings (e.g. `allow_cors`); every process picks them up at once. */
 export async function updateTenantConfig(platform: Platform, name: string, patch: Partial<TenantConfig>): Promise<TenantConfig> {
+  if (patch.host_name !== undefined && patch.host_name !== '') patch = { ...patch, host_name: publicOrigin(patch.host_name) };
   const config = await platform.db.transaction(async (tx) => {
     const { rows } = await tx.query<{ config: string }>(`UPDATE quire.tenants SET "config" = "config" || $2::jsonb WHERE "name" = $1 RETURNING "config"`, [
       name,
@@ -176,4 +186,22 @@ export async function updateTenantConfig(platform: Platform, name: string, patch
   });
   await platform.tenants.refreshOne(name);
   return config;
+}
+
+/**
+ * A tenant's `host_name`: an http(s) origin (scheme, host, optional port; no user, path, query or
+ * fragment), lower-cased and without a trailing slash. Anything else is a ValidationError.
+ */
+export function publicOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ValidationError(`host_name must be a URL like https://erp.example.com, not ${JSON.stringify(value)}`);
+  }
+  const bare = url.username === '' && url.password === '' && (url.pathname === '/' || url.pathname === '') && url.search === '' && url.hash === '';
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !bare || !isHostHeader(url.host)) {
+    throw new ValidationError(`host_name must be an http(s) origin like https://erp.example.com (no path), not ${JSON.stringify(value)}`);
+  }
+  return url.origin;
 }

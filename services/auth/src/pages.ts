@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { contentSecurityPolicy, pageSecurityHeaders } from '@quire/http';
+
 /**
  * The auth service's pages: server-rendered, accessible HTML that works without JavaScript.
  * Every form carries a CSRF token (double-submit: the same random value in a cookie and a field).
@@ -9,14 +12,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
 }
 
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
+const STYLE = `
   body { font-family: system-ui, sans-serif; background: #f4f5f6; color: #1f272e; margin: 0; }
   main { max-width: 26rem; margin: 4rem auto; background: #fff; padding: 2rem; border-radius: .5rem; box-shadow: 0 1px 3px #0002; }
   h1 { font-size: 1.4rem; margin-top: 0; }
@@ -29,7 +25,32 @@ function layout(title: string, body: string): string {
   .error { color: #a61b1b; background: #fdecec; padding: .6rem; border-radius: .25rem; }
   ul.scopes { padding-left: 1.2rem; }
   .muted { color: #5e6d7a; font-size: .9rem; }
-</style>
+`;
+
+/**
+ * The pages' policy: nothing runs, nothing loads but the one style block (by its hash), and no
+ * site may frame them. No `form-action`: browsers apply it to the redirect after a form is posted,
+ * and consent ends in a redirect to the client's redirect_uri.
+ */
+const PAGE_CSP = contentSecurityPolicy([
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'`,
+  "img-src 'self'",
+]);
+
+/** The security headers of every page here (pageSecurityHeaders with PAGE_CSP). */
+export function authPageHeaders(secure: boolean): Record<string, string> {
+  return pageSecurityHeaders(PAGE_CSP, secure);
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
 </head>
 <body>
 <main>

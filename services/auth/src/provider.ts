@@ -8,7 +8,7 @@ import { adapterFor, tenantStore } from './adapter';
 import type { AuthConfig } from './config';
 import type { AuthMetrics } from './metrics';
 import { isOidcScope, OIDC_SCOPES } from './scopes';
-import { errorPage, logoutPage, signedOutPage } from './pages';
+import { authPageHeaders, errorPage, logoutPage, signedOutPage } from './pages';
 
 /** Our extra client metadata (see adapter.ts). */
 interface QuireClient {
@@ -68,10 +68,12 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
         enabled: true,
         logoutSource: (ctx, form) => {
           ctx.type = 'html';
+          ctx.set(authPageHeaders(ctx.secure));
           ctx.body = logoutPage(ctx.hostname, form);
         },
         postLogoutSuccessSource: (ctx) => {
           ctx.type = 'html';
+          ctx.set(authPageHeaders(ctx.secure));
           ctx.body = signedOutPage(ctx.hostname);
         },
       },
@@ -139,6 +141,7 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
     },
     renderError: (ctx, out) => {
       ctx.type = 'html';
+      ctx.set(authPageHeaders(ctx.secure));
       ctx.body = errorPage(out.error, out.error_description ?? '');
     },
   };

@@ -10,6 +10,8 @@ export function sendJson(res: Response, status: number, body: Record<string, unk
   const extras = res.locals.bodyExtras;
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
+  // Never rendered as anything else, whatever a value inside looks like.
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', NO_STORE);
   res.end(JSON.stringify(extras ? { ...body, ...extras } : body));
 }

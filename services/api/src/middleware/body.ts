@@ -1,4 +1,5 @@
 import { RequestEntityTooLarge, ValidationError } from '@quire/errors';
+import { parseSize } from '../http/json-body';
 import { multipart } from './multipart';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 
@@ -9,7 +10,8 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
  * both in Frappe's envelope.
  */
 export function bodyParsers(limit: string, maxFileSize: number): RequestHandler {
-  const formData = multipart(maxFileSize);
+  // A multipart body carries at most one file's worth beyond what any other body may carry.
+  const formData = multipart(maxFileSize, maxFileSize + parseSize(limit));
   const json = express.json({ limit, strict: false, type: () => true });
   const urlencoded = express.urlencoded({ limit, extended: false, parameterLimit: 10_000, type: () => true });
   const text = express.text({ limit, type: () => true });

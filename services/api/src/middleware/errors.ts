@@ -27,6 +27,7 @@ export function errorHandler({ production, logger }: { production: boolean; logg
     }
     // Frappe's handle_exception: a failed authentication also clears the session cookies.
     if (mapped instanceof FrappeError && mapped.excType === 'AuthenticationError') for (const name of SESSION_COOKIES) clearCookie(req, res, name);
+    if (mapped instanceof FrappeError && mapped.headers) for (const [name, value] of Object.entries(mapped.headers)) res.setHeader(name, value);
     sendJson(res, status, body);
   };
 }

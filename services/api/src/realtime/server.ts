@@ -45,6 +45,12 @@ interface SocketData {
 const CLOSE_WAIT_MS = 2000;
 
 const NAMESPACE = /^\/[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+/**
+ * How long an empty namespace is kept: longer than the adapter's requests to other processes
+ * (Redis adapter: 5 s), so the viewers broadcast a last disconnect starts finishes on an open
+ * adapter, and a client that reconnects at once finds its namespace still there.
+ */
+const NAMESPACE_IDLE_MS = 6000;
 
 function acknowledge(ack: unknown, joined: boolean): void {
   if (typeof ack === 'function') (ack as (joined: boolean) => void)(joined);
@@ -98,6 +104,14 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
       this.set(connected);
     },
   });
+  new Gauge({
+    name: 'quire_realtime_namespaces',
+    help: "Tenants' realtime namespaces this process keeps (those with sockets or handshakes, and for a few seconds after)",
+    registers,
+    collect() {
+      this.set(namespaces.size);
+    },
+  });
 
   const io = new Server(httpServer, {
     path: '/socket.io',
@@ -133,14 +147,34 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
 
   /** Principal and tenant of this process's sockets (socket.data holds only what may cross processes). */
   const identities = new WeakMap<Socket, SocketIdentity>();
-  const namespaces = new Map<string, Namespace>();
+  /** The tenants' namespaces this process has sockets in (or handshakes under way for), by name. */
+  const namespaces = new Map<string, { nsp: Namespace; handshakes: number }>();
+
+  /**
+   * A namespace is kept only while it has a socket or a handshake: one left with neither for
+   * NAMESPACE_IDLE_MS is dropped (with its adapter's subscriptions), so what a process keeps grows
+   * with its connections, not with every name ever asked for.
+   */
+  const dropIfEmpty = (name: string): void => {
+    const entry = namespaces.get(name);
+    if (!entry || entry.handshakes > 0 || entry.nsp.sockets.size > 0) return;
+    namespaces.delete(name);
+    io._nsps.delete(name);
+    void Promise.resolve(entry.nsp.adapter.close()).catch((err: unknown) => logger.warn({ err }, 'realtime namespace adapter did not close'));
+  };
+  const dropLaterIfEmpty = (name: string): void => {
+    setTimeout(() => dropIfEmpty(name), NAMESPACE_IDLE_MS).unref();
+  };
 
   const tenantNamespace = (name: string): Namespace => {
-    let nsp = namespaces.get(name);
-    if (!nsp) {
-      nsp = io.of(name);
-      nsp.use((socket, next) => {
-        identify(platform, caller, name, socket.request).then(
+    const existing = namespaces.get(name);
+    if (existing) return existing.nsp;
+    const nsp = io.of(name);
+    const entry = { nsp, handshakes: 0 };
+    nsp.use((socket, next) => {
+      entry.handshakes++;
+      identify(platform, caller, name, socket.request)
+        .then(
           async (identity) => {
             identities.set(socket, identity);
             (socket.data as SocketData).user = identity.principal.user;
@@ -149,16 +183,24 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
             next();
           },
           (err: unknown) => next(err instanceof HandshakeRefused ? err : new Error('Not authenticated')),
-        );
-      });
-      nsp.on('connection', (socket) => onConnection(nsp as Namespace, socket));
-      namespaces.set(name, nsp);
-    }
+        )
+        .finally(() => {
+          entry.handshakes--;
+          // A refused handshake leaves no socket: the namespace goes unless someone else is in it.
+          dropLaterIfEmpty(name);
+        });
+    });
+    nsp.on('connection', (socket) => {
+      socket.on('disconnect', () => dropLaterIfEmpty(name));
+      onConnection(nsp, socket);
+    });
+    namespaces.set(name, entry);
     return nsp;
   };
-  // Any `/<site>` namespace is made on first use, with the handshake checks and handlers above.
+  // A `/<tenant>` namespace is made when a client asks for one of an existing tenant, with the
+  // handshake checks and handlers above; any other name is refused ("Invalid namespace") and kept nowhere.
   io.of((name, _auth, next) => {
-    if (!NAMESPACE.test(name)) {
+    if (!NAMESPACE.test(name) || !platform.tenants.get(name.slice(1))) {
       next(null, false);
       return;
     }
@@ -167,7 +209,7 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
   });
 
   const deliverLocally = ({ tenant, rooms: to, event, payload }: Delivery) => {
-    namespaces.get(`/${tenant}`)?.local.to(to).emit(event, payload);
+    namespaces.get(`/${tenant}`)?.nsp.local.to(to).emit(event, payload);
   };
   // Presence and transport talk both ways: presence announces through the transport, which hands it what it hears.
   const link: { transport?: Transport } = {};

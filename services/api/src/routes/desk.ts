@@ -3,12 +3,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DoesNotExistError } from '@quire/errors';
 import { GUEST } from '@quire/permissions';
-import express, { type Response, type Router } from 'express';
+import { contentSecurityPolicy, pageSecurityHeaders } from '@quire/http';
+import express, { type Request, type Response, type Router } from 'express';
 
 /**
  * The desk (the `desk/` workspace, built by Vite into desk/dist) on every tenant's host, as
  * Frappe serves its own: `/` sends a Guest to `/login` and a signed-in user to `/app`; `/login`,
- * `/app` and everything under it answer the same HTML page (the desk routes on the client, so a
+ * `/update-password` (a reset email's link), `/app` and everything under it answer the same HTML page (the desk routes on the client, so a
  * deep link works on reload), never cached; the hashed bundles under `/assets/desk/` are cached
  * for a year. Mounted after the API's routes, so `/api/…` and the legacy `/?cmd=` win.
  */
@@ -22,8 +23,22 @@ export const DESK_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 const ASSETS_PATH = '/assets/desk';
 
+/**
+ * The desk's policy: its scripts, styles and connections (the API, realtime) from its own origin
+ * only, no inline script; images may also be attached remote files (https) and previews (blob:).
+ */
+const DESK_CSP = contentSecurityPolicy([
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob: https:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "form-action 'self'",
+]);
 /** The API reference page's policy: scripts, data and images from this origin (Redoc styles inline, searches in a blob worker). */
-const DOCS_CSP = [
+const DOCS_CSP = contentSecurityPolicy([
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -31,9 +46,9 @@ const DOCS_CSP = [
   "font-src 'self' data:",
   "connect-src 'self'",
   "worker-src 'self' blob:",
-  "frame-ancestors 'none'",
-].join('; ');
-const PAGE_PATHS = ['/login', '/app', '/app/*rest'];
+  "form-action 'self'",
+]);
+const PAGE_PATHS = ['/login', '/update-password', '/app', '/app/*rest'];
 
 export function deskRouter(distDir: string = DESK_DIST): Router {
   const router = express.Router();
@@ -59,10 +74,9 @@ export function deskRouter(distDir: string = DESK_DIST): Router {
   });
 
   // The API reference (Redoc over /api/openapi.json): open to anyone; the description shows what the caller may use.
-  router.get('/api/docs', (_req, res, next) => {
+  router.get('/api/docs', (req, res, next) => {
     // Everything from this origin: Redoc links a logo from its CDN, which the browser then never asks for.
-    res.setHeader('Content-Security-Policy', DOCS_CSP);
-    sendPage(distDir, res, 'docs.html').catch(next);
+    sendPage(distDir, req, res, 'docs.html', DOCS_CSP).catch(next);
   });
 
   router.get('/', (_req, res) => {
@@ -73,11 +87,12 @@ export function deskRouter(distDir: string = DESK_DIST): Router {
       res.redirect(302, '/app');
       return;
     }
-    if (req.path !== '/login' && isGuest(res)) {
+    // The reset email's link: for anyone, signed in or not (the key is what it checks).
+    if (req.path !== '/login' && req.path !== '/update-password' && isGuest(res)) {
       res.redirect(302, `/login?redirect-to=${encodeURIComponent(req.originalUrl)}`);
       return;
     }
-    sendPage(distDir, res, 'index.html').catch(next);
+    sendPage(distDir, req, res, 'index.html', DESK_CSP).catch(next);
   });
   return router;
 }
@@ -86,7 +101,7 @@ function isGuest(res: Response): boolean {
   return res.locals.principal.user === GUEST;
 }
 
-async function sendPage(distDir: string, res: Response, page: 'index.html' | 'docs.html'): Promise<void> {
+async function sendPage(distDir: string, req: Request, res: Response, page: 'index.html' | 'docs.html', policy: string): Promise<void> {
   let html: Buffer;
   try {
     // Read per request (a few KiB): a rebuilt desk is served without a restart.
@@ -94,11 +109,6 @@ async function sendPage(distDir: string, res: Response, page: 'index.html' | 'do
   } catch {
     throw new DoesNotExistError('The desk is not built: run `npm run build --workspace desk`', { title: 'Not Found' });
   }
-  res.set({
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-cache',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-  });
+  res.set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', ...pageSecurityHeaders(policy, req.secure) });
   res.status(200).end(html);
 }

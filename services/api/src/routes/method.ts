@@ -2,6 +2,7 @@ import type { MethodArgs, MethodContext, MethodResponse, MethodSettings, Whiteli
 import { PermissionError, ValidationError, type FrappeError } from '@quire/errors';
 import { mergeFormFields, pythonJsonDumps } from '@quire/frappe-compat';
 import { clearCookie, setCookie } from '@quire/http';
+import { enforceRateLimits } from '@quire/limits';
 import { GUEST, isScopeRestricted } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
@@ -95,6 +96,9 @@ export async function callMethod(deps: MethodDependencies, cmd: string, req: Req
   }
   if (!method.methods.has(req.method)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
   const args = checkedArgs(path, method, methodArgs(req));
+  if (method.rateLimit.length > 0) {
+    await enforceRateLimits(platform.rateCounter, method.rateLimit, { scope: `${res.locals.tenant.name}:${path}`, ip: req.ip ?? '', args });
+  }
   const { ctx, finish } = await methodContext(deps, req, res);
   finish(await method.fn(args, ctx));
 }
@@ -121,6 +125,7 @@ export async function methodContext(
   const { response, finish } = responder(req, res, resultKey);
   const ctx: MethodContext = {
     doc,
+    siteUrl: deps.platform.siteUrl(tenant),
     verb: req.method,
     settings: deps.settings,
     request: {

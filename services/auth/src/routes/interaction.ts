@@ -10,7 +10,7 @@ import { clientRoles, readClient, tenantStore, type TenantStore } from '../adapt
 import type { AuthContext } from '../context';
 import { csrfValid, issueCsrfToken } from '../http/csrf';
 import { formOf } from '../http/request';
-import { consentPage, errorPage, loginPage } from '../pages';
+import { authPageHeaders, consentPage, errorPage, loginPage } from '../pages';
 import { describeScope, isOidcScope } from '../scopes';
 
 /**
@@ -31,8 +31,12 @@ interface MissingGrants {
 const EXPIRED = 'This sign-in has expired or is not yours. Start again from the app.';
 const FORGED = 'The form was not sent by this page (CSRF check failed). Reload and try again.';
 
-function page(res: Response, status: number, html: string): void {
-  res.status(status).type('html').set('Cache-Control', 'no-store').send(html);
+function page(req: Request, res: Response, status: number, html: string): void {
+  res
+    .status(status)
+    .type('html')
+    .set({ 'Cache-Control': 'no-store', ...authPageHeaders(req.secure) })
+    .send(html);
 }
 
 /** Frappe's validate_client_id: the user needs one of the client's allowed roles. */
@@ -69,7 +73,7 @@ export function interactionRouter(ctx: AuthContext): Router {
   async function show(req: Request, res: Response): Promise<void> {
     const d = await details(req, res);
     if (!d) {
-      page(res, 400, errorPage('invalid_request', EXPIRED));
+      page(req, res, 400, errorPage('invalid_request', EXPIRED));
       return;
     }
     const { provider, tenant } = res.locals;
@@ -77,7 +81,7 @@ export function interactionRouter(ctx: AuthContext): Router {
     const clientId = String(d.params.client_id);
     const client = await readClient(store, clientId);
     if (!client) {
-      page(res, 400, errorPage('invalid_client', 'Unknown app'));
+      page(req, res, 400, errorPage('invalid_client', 'Unknown app'));
       return;
     }
     const appName = client.app_name ?? clientId;
@@ -90,7 +94,7 @@ export function interactionRouter(ctx: AuthContext): Router {
         await provider.interactionFinished(req, res, { login: { accountId: session.principal.user } }, { mergeWithLastSubmission: false });
         return;
       }
-      page(res, 200, loginPage({ action: `${action}/login`, csrf: issueCsrfToken(req, res), appName, site: req.hostname }));
+      page(req, res, 200, loginPage({ action: `${action}/login`, csrf: issueCsrfToken(req, res), appName, site: req.hostname }));
       return;
     }
 
@@ -103,18 +107,18 @@ export function interactionRouter(ctx: AuthContext): Router {
     const scopes = [...asked]
       .sort((a, b) => Number(isOidcScope(b)) - Number(isOidcScope(a)))
       .map((scope) => ({ scope, description: describeScope(scope, meta) }));
-    page(res, 200, consentPage({ action: `${action}/consent`, csrf: issueCsrfToken(req, res), appName, user: accountId, scopes }));
+    page(req, res, 200, consentPage({ action: `${action}/consent`, csrf: issueCsrfToken(req, res), appName, user: accountId, scopes }));
   }
 
   /** A posted login or consent: its interaction, or undefined once an expired or forged post has been answered. */
   async function postedStep(req: Request, res: Response, prompt: 'login' | 'consent'): Promise<Details | undefined> {
     const d = await details(req, res, prompt);
     if (!d) {
-      page(res, 400, errorPage('invalid_request', EXPIRED));
+      page(req, res, 400, errorPage('invalid_request', EXPIRED));
       return undefined;
     }
     if (!csrfValid(req)) {
-      page(res, 403, errorPage('invalid_request', FORGED));
+      page(req, res, 403, errorPage('invalid_request', FORGED));
       return undefined;
     }
     return d;
@@ -135,6 +139,7 @@ export function interactionRouter(ctx: AuthContext): Router {
       metrics.refused(e.httpStatus === 429 ? 'login_throttled' : 'login_failed');
       const appName = (await readClient(store, clientId))?.app_name ?? 'This app';
       page(
+        req,
         res,
         e.httpStatus,
         loginPage({ action: req.originalUrl, csrf: issueCsrfToken(req, res), appName, site: req.hostname, usr: cstr(body.usr), error: e.message }),

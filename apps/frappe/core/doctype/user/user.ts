@@ -82,7 +82,8 @@ function resetKeyHash(key: string): string {
 
 /**
  * reset_password(user) (Guest, POST): queues an email with a one-time link (valid 24 h; only its
- * hash is stored). Answers as Frappe: 404 `not found` for an unknown user, `not allowed` for the
+ * hash is stored) to the tenant's own URL, whatever Host the request came with. At most 3 an hour
+ * per user and 10 per client address (429 beyond). Answers as Frappe: 404 `not found` for an unknown user, `not allowed` for the
  * Administrator, `disabled` for a disabled user, otherwise a message in `_server_messages`.
  * Delivery is the Email Queue's: the record is written here, a mail sender sends it.
  */
@@ -101,8 +102,6 @@ export const reset_password = whitelist(
     if (user.name === ADMINISTRATOR) return 'not allowed';
     if (!user.enabled) return 'disabled';
     const key = randomBytes(32).toString('hex');
-    const host = ctx.request.headers.host ?? `${ctx.doc.tenant.name}.localhost`;
-    const proto = ctx.request.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
     const admin = { ...ctx.doc, principal: ADMIN };
     await ctx.doc.db.transaction(async (tx) => {
       const inTx = { ...admin, db: tx };
@@ -114,7 +113,7 @@ export const reset_password = whitelist(
         {
           recipients: user.email,
           subject: 'Password Reset',
-          message: `Hello ${user.full_name ?? user.name},\n\nTo reset your password, open ${proto}://${host}/update-password?key=${key}\n\nThe link is valid for ${RESET_KEY_HOURS} hours and works once.`,
+          message: `Hello ${user.full_name ?? user.name},\n\nTo reset your password, open ${ctx.siteUrl}/update-password?key=${key}\n\nThe link is valid for ${RESET_KEY_HOURS} hours and works once.`,
           reference_doctype: 'User',
           reference_name: user.name,
         },
@@ -124,7 +123,16 @@ export const reset_password = whitelist(
     ctx.response.msgprint(`Password reset instructions have been sent to ${user.full_name ?? user.name}'s email`, 'Password Email Sent');
     return undefined;
   },
-  { allowGuest: true, methods: ['POST'] },
+  {
+    allowGuest: true,
+    methods: ['POST'],
+    // Frappe's password_reset_limit (3 an hour per user), and per client address, checked first so
+    // one address cannot run up the counts of users it names.
+    rateLimit: [
+      { limit: 10, seconds: 3600 },
+      { limit: 3, seconds: 3600, key: 'user', ipBased: false },
+    ],
+  },
 );
 
 /**
@@ -172,5 +180,6 @@ export const update_password = whitelist(
     });
     return '/app';
   },
-  { allowGuest: true, methods: ['POST'] },
+  // Guessing an old password (a stolen session) or a key costs a password hash per try.
+  { allowGuest: true, methods: ['POST'], rateLimit: [{ limit: 10, seconds: 600 }] },
 );

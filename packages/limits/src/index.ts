@@ -1,0 +1,3 @@
+export { PostgresRateCounter, createRateCountersTable, RATE_COUNTERS_TABLE, type RateCounter, type Hit } from './rate-counter';
+export { enforceRateLimits, type RateLimitRule, type RateLimitedCall } from './rate-limit';
+export { clientBucket } from './client-address';
