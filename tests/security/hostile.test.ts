@@ -125,9 +125,13 @@ describe('a password reset link always points at the tenant’s own host', () =>
 
   it('a Host with userinfo (`<tenant>.localhost:80@evil.example`) reaches no tenant: 404, and no email is queued', async () => {
     const t = await withUser('rh');
-    for (const host of [`${t.name}.localhost:80@evil.example`, `${t.name}.localhost/evil`, `${t.name}.localhost evil`, `${t.name}.localhost:x`]) {
+    const hosts = [`${t.name}.localhost:80@evil.example`, `${t.name}.localhost/evil`, `${t.name}.localhost evil`, `${t.name}.localhost:x`, `${t.name}.localhost:99999`];
+    for (const host of hosts) {
       const res = await reset(host);
       expect([400, 404], host).toContain(res.status);
+      // Nor does it reach the tenant's OAuth issuer, whose URLs are built from the Host (found by the fuzz run: a 500).
+      const discovery = await rawHttp(target.port, { path: '/.well-known/openid-configuration', host });
+      expect([400, 404], host).toContain(discovery.status);
     }
     expect(await emails(t)).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { qualified, type Queryable } from '@quire/db';
 import { AuthenticationError, TooManyRequestsError } from '@quire/errors';
+import { clientBucket } from '@quire/limits';
 import { AUTH_TABLE } from './auth-table';
 import type { TenantRef } from './principals';
 import { verifyPassword } from './secrets';
@@ -76,7 +77,8 @@ export async function authenticatePassword(
   const pwd = typeof input.pwd === 'string' ? input.pwd : '';
   if (!usr || !pwd) fail('Incomplete login details');
   if (pwd.length > 512) fail('Password size exceeded the maximum allowed size');
-  const keys = [`user:${usr.toLowerCase()}`, `ip:${input.ip}`];
+  // An IPv6 client counts by its /64, or it could take a fresh address (and a fresh count) per try.
+  const keys = [`user:${usr.toLowerCase()}`, `ip:${clientBucket(input.ip)}`];
   const wait = await lockedFor(q, tenant.schema, keys);
   if (wait > 0) {
     throw new TooManyRequestsError(`Your account has been locked and will resume after ${wait} seconds`, {

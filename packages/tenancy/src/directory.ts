@@ -155,10 +155,11 @@ export class TenantDirectory {
  * from it could be bent by.
  */
 export function isHostHeader(value: string): boolean {
-  return HOST_HEADER.test(value);
+  const m = HOST_HEADER.exec(value);
+  return m !== null && (m[1] === undefined || Number(m[1]) <= 65535);
 }
 
-const HOST_HEADER = /^(?:[a-z0-9_](?:[a-z0-9_.-]{0,252})|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
+const HOST_HEADER = /^(?:[a-z0-9_](?:[a-z0-9_.-]{0,252})|\[[0-9a-f:.]{2,45}\])(?::(\d{1,5}))?$/i;
 
 /** Lower-cased host without port (IPv6 literals keep their brackets). */
 export function normalizeHost(value: string | undefined): string | undefined {
