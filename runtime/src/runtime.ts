@@ -113,7 +113,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     if (options.migrate === 'none') await waitForPlatformSchema(db, logger);
     else await Platform.migratePlatform(db);
-    const platform = await openPlatform(db, config, await loadApps(appSources(config.platform.apps)), logger);
+    // The API holds the file store (the files volume); on the embedded database every command does (one process at a time).
+    const holdsFiles = serve.has('api') || db.kind === 'pglite';
+    const platform = await openPlatform(db, config, await loadApps(appSources(config.platform.apps)), logger, holdsFiles);
     closers.push(() => platform.close());
     if (options.migrate === 'release') {
       const report = await migrateRelease(platform);
@@ -157,7 +159,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
 }
 
-function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, logger: Logger): Promise<Platform> {
+function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, logger: Logger, holdsFiles: boolean): Promise<Platform> {
   const p = config.platform;
   return loadSecretBox(db, p.encryptionKey).then((secrets) =>
     Platform.open({
@@ -171,6 +173,7 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, log
       apiKeyTtlMs: p.apiKeyCacheTtlMs,
       metaCache: { maxTenants: p.metaCacheTenants, idleMs: p.metaCacheIdleSeconds * 1000 },
       sessionExpirySeconds: p.sessionExpirySeconds,
+      holdsFiles,
       publicUrl: {
         scheme: p.publicUrlScheme ?? (p.production ? 'https' : 'http'),
         // In development the API's own port is how a browser on this machine reaches it.

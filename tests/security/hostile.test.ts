@@ -125,7 +125,13 @@ describe('a password reset link always points at the tenant’s own host', () =>
 
   it('a Host with userinfo (`<tenant>.localhost:80@evil.example`) reaches no tenant: 404, and no email is queued', async () => {
     const t = await withUser('rh');
-    const hosts = [`${t.name}.localhost:80@evil.example`, `${t.name}.localhost/evil`, `${t.name}.localhost evil`, `${t.name}.localhost:x`, `${t.name}.localhost:99999`];
+    const hosts = [
+      `${t.name}.localhost:80@evil.example`,
+      `${t.name}.localhost/evil`,
+      `${t.name}.localhost evil`,
+      `${t.name}.localhost:x`,
+      `${t.name}.localhost:99999`,
+    ];
     for (const host of hosts) {
       const res = await reset(host);
       expect([400, 404], host).toContain(res.status);
@@ -320,7 +326,7 @@ describe('every HTML page refuses to be framed and carries a Content-Security-Po
 });
 
 describe('dropping a tenant removes its uploaded files', () => {
-  it('`quire tenant drop` deletes the tenant’s public and private files from the store', async () => {
+  it('`quire tenant drop` has the tenant’s public and private files removed from the store, wherever the command runs', async () => {
     const t = await target.tenant('fd');
     expect((await upload(target.url, t, 'public bytes', 'public.txt')).status).toBe(200);
     expect((await upload(target.url, t, 'private bytes', 'private.txt', { fields: { is_private: '1' } })).status).toBe(200);
@@ -328,8 +334,23 @@ describe('dropping a tenant removes its uploaded files', () => {
     expect(fs.existsSync(path.join(folder, 'public/files/public.txt'))).toBe(true);
     expect(fs.existsSync(path.join(folder, 'private/files/private.txt'))).toBe(true);
 
+    // The command holds no file store (it runs beside the API, as a Job or the operator would): it
+    // records the purge with the drop, and the API process, which holds the files, removes them.
     const dropped = await quireJson(['tenant', 'drop', t.name, '--yes'], target.env);
     expect(dropped.code).toBe(0);
+    expect(
+      await until(
+        async () => fs.existsSync(folder),
+        (exists) => !exists,
+        10_000,
+      ),
+    ).toBe(false);
+    const { rows } = await target.db.query(`SELECT 1 FROM quire.tenant_file_purges WHERE "schema" = $1`, [t.schema]);
+    expect(rows).toEqual([]);
+
+    // A tenant of the same name starts with no files.
+    const again = await quireJson(['tenant', 'create', t.name], target.env);
+    expect(again.code).toBe(0);
     expect(fs.existsSync(folder)).toBe(false);
     expect(target.alive()).toBe(true);
   });

@@ -1,5 +1,6 @@
 import type { Migration } from '@quire/db';
 import { createRateCountersTable } from '@quire/limits';
+import { createFilePurgesTable } from './file-purge';
 import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
@@ -106,6 +107,13 @@ export const platformMigrations: readonly Migration[] = [
     id: '0008_rate_counters',
     async up(q) {
       await createRateCountersTable(q);
+    },
+  },
+  {
+    /** Dropped tenants whose uploaded files the API processes are to remove (file-purge.ts). */
+    id: '0009_tenant_file_purges',
+    async up(q) {
+      await createFilePurgesTable(q);
     },
   },
 ];

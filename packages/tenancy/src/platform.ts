@@ -11,6 +11,10 @@ import { normalizeHost, TenantDirectory, type Tenant } from './directory';
 import { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 import { TenantSpares, type SpareOptions } from './spares';
 import { TenantTemplates } from './template';
+import { purgeDroppedFiles } from './file-purge';
+
+/** Dropped tenants' files are looked for every this many periodic resyncs (a minute at the default 5 s), besides at each drop. */
+const PURGE_EVERY_RESYNCS = 12;
 
 export interface PlatformOptions {
   db: Database;
@@ -34,6 +38,11 @@ export interface PlatformOptions {
   spares?: SpareOptions;
   /** How people reach tenants from outside: the scheme, and a port when not the scheme's own (siteUrl). */
   publicUrl?: PublicUrl;
+  /**
+   * This process holds the file store (an API process, with the files volume; or the only process
+   * of the embedded database): it removes dropped tenants' files (file-purge.ts).
+   */
+  holdsFiles?: boolean;
 }
 
 export interface PublicUrl {
@@ -67,6 +76,9 @@ export class Platform {
   private unlisten: Unlisten | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly issuerHostsCache = new WeakMap<Tenant, readonly string[]>();
+  private purging: Promise<void> | undefined;
+  private purgeAgain = false;
+  private resyncs = 0;
 
   private constructor(private readonly options: PlatformOptions) {
     this.db = options.db;
@@ -102,6 +114,8 @@ export class Platform {
       await platform.unlisten();
       throw e;
     }
+    // Files of tenants dropped while no process holding them ran.
+    void platform.purgeDroppedFiles();
     const every = options.refreshIntervalMs ?? 5000;
     if (every > 0) {
       platform.timer = setInterval(() => platform.resync(false), every);
@@ -128,14 +142,36 @@ export class Platform {
         break;
       case 'tenant':
         this.forget(m.tenant);
-        void this.tenants.refreshOne(m.tenant).catch(() => {});
+        void this.tenants.refreshOne(m.tenant).then(
+          // A dropped tenant's files go at once from the processes that hold them.
+          () => (this.tenants.get(m.tenant) ? undefined : this.purgeDroppedFiles()),
+          () => {},
+        );
         break;
     }
+  }
+
+  /**
+   * Removes the files of dropped tenants when this process holds the file store (else: nothing, the
+   * API processes do it). Never throws: what fails is tried again at the next drop or resync.
+   */
+  async purgeDroppedFiles(): Promise<void> {
+    if (!this.options.holdsFiles) return;
+    // One purge at a time; a drop recorded while one runs is picked up by one more pass after it.
+    this.purgeAgain = this.purging !== undefined;
+    this.purging ??= (async () => {
+      do {
+        this.purgeAgain = false;
+        await purgeDroppedFiles(this.db, this.files).catch(() => 0);
+      } while (this.purgeAgain);
+    })().finally(() => (this.purging = undefined));
+    await this.purging;
   }
 
   /** Re-reads the registry; drops metadata whose version moved or that went unused (or everything, after a lost connection). */
   private resync(everything = true): void {
     this.metas.purgeIdle();
+    if (!everything && ++this.resyncs % PURGE_EVERY_RESYNCS === 0) void this.purgeDroppedFiles();
     if (everything) {
       this.metas.invalidateAll();
       this.apiKeys.clear();
@@ -193,6 +229,7 @@ export class Platform {
     if (this.timer) clearInterval(this.timer);
     this.oauth.close();
     await this.spares.idle();
+    await this.purging;
     await this.unlisten?.();
   }
 

@@ -5,6 +5,7 @@ import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/
 import { deleteTenantEvents } from '@quire/webhooks';
 import { ADMINISTRATOR } from '@quire/permissions';
 import { isHostHeader, normalizeHost, type TenantConfig } from './directory';
+import { filePurgePending, recordFilePurge } from './file-purge';
 import { installTenant, personalizeTenant } from './install';
 import type { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
@@ -98,9 +99,12 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
       }
       throw e;
     }
-    // The name is ours now: files a dropped tenant of the same name left (a drop cut off after its
-    // commit) must not come back as this one's.
-    await platform.files.deleteAll(schema);
+    // The name is ours now; files a dropped tenant of the same name left must not become this one's.
+    if (await filePurgePending(tx, schema)) {
+      throw new ValidationError(`Tenant ${name} was dropped a moment ago and its files are still being removed: try again in a minute`, {
+        title: 'Tenant Being Removed',
+      });
+    }
     const personal = { adminPassword: input.adminPassword, adminEmail: input.adminEmail };
     if (plan && ((await platform.spares.claim(tx, plan, tenant)) || (await provisionFromTemplate(tx, plan, tenant)))) {
       await personalizeTenant(tx, tenant, apps, platform, personal);
@@ -122,25 +126,25 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
 }
 
 /**
- * Removes a tenant and all of its data: its schema, its undelivered webhook events and, once that
- * has committed, its uploaded files. (Files a drop cut off after its commit leaves are removed when
- * a tenant of that name is made again.)
+ * Removes a tenant and all of its data: its schema and its undelivered webhook events at once, its
+ * uploaded files right after (file-purge.ts: by this process when it holds the file store, else by
+ * the API processes, within a minute).
  */
 export async function dropTenant(platform: Platform, name: string): Promise<void> {
   const { db } = platform;
-  const schema = await db.transaction(async (tx) => {
+  await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ schema: string }>(`DELETE FROM quire.tenants WHERE "name" = $1 RETURNING "schema"`, [name]);
     const row = rows[0];
     if (!row) throw new DoesNotExistError(`Tenant ${name} not found`);
     await tx.query(`DROP SCHEMA IF EXISTS ${ident(row.schema)} CASCADE`);
     // After the schema: a write that raised an event committed before the DROP could take its locks.
     await deleteTenantEvents(tx, name);
+    await recordFilePurge(tx, row.schema);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
-    return row.schema;
   });
   await platform.tenants.refreshOne(name);
   platform.forget(name);
-  await platform.files.deleteAll(schema);
+  await platform.purgeDroppedFiles();
 }
 
 /**
