@@ -1,5 +1,5 @@
 import { PgliteDatabase, type Database } from '@quire/db';
-import { RateLimitExceededError } from '@quire/errors';
+import { FrappeError, RateLimitExceededError } from '@quire/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientBucket, createRateCountersTable, enforceRateLimits, PostgresRateCounter } from '../src/index';
 
@@ -59,8 +59,8 @@ describe('rate limits counted in the database', () => {
     // The same user from another address: the per-user rule refuses (case and spaces do not make another user).
     const refused = await call('198.51.100.2', ' A@example.com').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RateLimitExceededError);
-    expect((refused as RateLimitExceededError).httpStatus).toBe(429);
-    expect(Number((refused as RateLimitExceededError).headers?.['Retry-After'])).toBeGreaterThan(3590);
+    expect((refused as FrappeError).httpStatus).toBe(429);
+    expect(Number((refused as FrappeError).headers?.['Retry-After'])).toBeGreaterThan(3590);
     // The first address's third call is refused by the address rule, before the user rule counts it.
     await call('198.51.100.1', 'b@example.com');
     await expect(call('198.51.100.1', 'c@example.com')).rejects.toBeInstanceOf(RateLimitExceededError);

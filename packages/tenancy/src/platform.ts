@@ -77,7 +77,7 @@ export class Platform {
   private timer: NodeJS.Timeout | undefined;
   private readonly issuerHostsCache = new WeakMap<Tenant, readonly string[]>();
   private purging: Promise<void> | undefined;
-  private purgeAgain = false;
+  private purgesAsked = 0;
   private resyncs = 0;
 
   private constructor(private readonly options: PlatformOptions) {
@@ -158,12 +158,12 @@ export class Platform {
   async purgeDroppedFiles(): Promise<void> {
     if (!this.options.holdsFiles) return;
     // One purge at a time; a drop recorded while one runs is picked up by one more pass after it.
-    this.purgeAgain = this.purging !== undefined;
+    this.purgesAsked++;
     this.purging ??= (async () => {
-      do {
-        this.purgeAgain = false;
+      for (let done = 0; done < this.purgesAsked;) {
+        done = this.purgesAsked;
         await purgeDroppedFiles(this.db, this.files).catch(() => 0);
-      } while (this.purgeAgain);
+      }
     })().finally(() => (this.purging = undefined));
     await this.purging;
   }
