@@ -340,7 +340,7 @@ describe('dropping a tenant removes its uploaded files', () => {
     expect(dropped.code).toBe(0);
     expect(
       await until(
-        async () => fs.existsSync(folder),
+        () => Promise.resolve(fs.existsSync(folder)),
         (exists) => !exists,
         10_000,
       ),
