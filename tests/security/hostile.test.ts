@@ -20,7 +20,8 @@ import { startTarget, type Target } from './target';
 let target: Target;
 
 beforeAll(async () => {
-  target = await startTarget();
+  // A small MAX_FILE_SIZE, so a file over it is quick to send.
+  target = await startTarget({ MAX_FILE_SIZE: String(64 * 1024) });
 }, 120_000);
 afterAll(async () => {
   await target.stop();
@@ -90,8 +91,24 @@ describe('a stranger cannot stop or hang a process with a multipart body', () =>
     expect(target.alive()).toBe(true);
   });
 
+  it('a file over MAX_FILE_SIZE is a 413 however its parts continue, and the process goes on', async () => {
+    for (const tail of ['\r\n--XX--\r\n', '', '\r\n--XX\r\nContent-Disposition: form-data; name="more"\r\n\r\nx\r\n--XX--\r\n']) {
+      const res = await send(
+        Buffer.concat([
+          Buffer.from('--XX\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n'),
+          Buffer.alloc(200 * 1024, 0x61),
+          Buffer.from(tail),
+        ]),
+        { Authorization: t.auth },
+      );
+      expect(res.status, JSON.stringify(tail)).toBe(413);
+    }
+    expect(target.alive()).toBe(true);
+    expect((await t.call('GET', '/api/method/ping')).status).toBe(200);
+  });
+
   it('a multipart body declared larger than one file and the body limit together is refused 413 before it is read', async () => {
-    // MAX_FILE_SIZE (25 MiB) + MAX_BODY_SIZE (25 MiB) by default: 60 MiB is refused from its Content-Length.
+    // MAX_FILE_SIZE (64 KiB here) + MAX_BODY_SIZE (25 MiB by default): 60 MiB is refused from its Content-Length.
     const res = await rawHttp(target.port, {
       method: 'POST',
       path: '/api/method/upload_file',

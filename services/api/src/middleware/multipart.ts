@@ -41,8 +41,9 @@ export function multipart(maxFileSize: number, maxBytes: number) {
       settled = true;
       req.off('data', count);
       if (failure) {
+        // Not parser.destroy(): this often runs inside busboy's own write (a limit, a part's error),
+        // which goes on using its state afterwards and would throw. Unpiped, it is fed nothing more.
         req.unpipe(parser);
-        parser.destroy();
         refuse(req, res);
         next(failure);
         return;

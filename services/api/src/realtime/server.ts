@@ -157,13 +157,21 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
    */
   const dropIfEmpty = (name: string): void => {
     const entry = namespaces.get(name);
-    if (!entry || entry.handshakes > 0 || entry.nsp.sockets.size > 0) return;
+    if (closing || !entry || entry.handshakes > 0 || entry.nsp.sockets.size > 0) return;
     namespaces.delete(name);
     io._nsps.delete(name);
+    // The Redis adapter unsubscribes without awaiting: its commands must not meet a closed connection.
     void Promise.resolve(entry.nsp.adapter.close()).catch((err: unknown) => logger.warn({ err }, 'realtime namespace adapter did not close'));
   };
+  const dropTimers = new Set<NodeJS.Timeout>();
+  let closing = false;
   const dropLaterIfEmpty = (name: string): void => {
-    setTimeout(() => dropIfEmpty(name), NAMESPACE_IDLE_MS).unref();
+    if (closing) return;
+    const timer = setTimeout(() => {
+      dropTimers.delete(timer);
+      dropIfEmpty(name);
+    }, NAMESPACE_IDLE_MS).unref();
+    dropTimers.add(timer);
   };
 
   const tenantNamespace = (name: string): Namespace => {
@@ -374,6 +382,9 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
 
   return {
     async close() {
+      closing = true;
+      for (const timer of dropTimers) clearTimeout(timer);
+      dropTimers.clear();
       unsubscribe();
       presence.stop();
       await transport.close();
