@@ -17,17 +17,23 @@ import { until } from '../support/until';
 
 let server: TestServer;
 let receiver: Receiver;
+let database: Awaited<ReturnType<typeof freshDatabase>>;
 
 beforeAll(async () => {
   receiver = await startReceiver();
+  // A database of its own: the retry timings below are this runner's, and another file's runner
+  // (with another schedule) sweeping the same outbox could make an attempt first.
+  database = await freshDatabase();
   server = await startTestServer({
+    databaseUrl: database.url,
     apps: [path.join(ROOT, 'tests/fixtures/apps/lab_app')],
     webhooks: { allowNets: parseCidrList('127.0.0.1/32'), retry: { baseDelayMs: 150, maxDelayMs: 2000, maxAgeMs: 30_000, jitter: 0 } },
   });
-});
+}, 60_000);
 afterAll(async () => {
   await server.close();
   await receiver.close();
+  await database.drop();
 });
 
 let counter = 0;
