@@ -115,7 +115,8 @@ function program(json: boolean): Command {
   quire
     .command('serve [service]')
     .description('run one service (api, webhooks, auth, operator), or api, webhooks and auth together (npm start)')
-    .action((service: string | undefined) => serve(service));
+    .option('--dev', 'developer mode (QUIRE_DEVELOPER_MODE): error answers carry tracebacks', false)
+    .action((service: string | undefined, o: { dev: boolean }) => serve(service, { dev: o.dev }));
 
   return quire;
 }

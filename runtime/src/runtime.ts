@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunningServer } from '@quire/api';
 import { loadApps, type AppSource, type LoadedApps } from '@quire/apps';
 import type { AuthMount, AuthService } from '@quire/auth-service';
-import { openDatabase, type Database } from '@quire/db';
+import { createDatabaseIfMissing, openDatabase, type Database } from '@quire/db';
 import { LocalDiskStore } from '@quire/files';
 import { frappeApp } from '@quire/frappe';
 import { listen, operationsListener, Readiness, type Listening, type ServiceOperations } from '@quire/http';
@@ -40,6 +40,11 @@ export interface RuntimeOptions {
   name?: string;
   /** Defaults to pino on stderr at LOG_LEVEL. */
   logger?: Logger;
+  /**
+   * When METRICS_PORT is not set and the default operations port is taken, take a free one (the
+   * all-in-one development start). Without it a taken port stops the start.
+   */
+  metricsPortFallback?: boolean;
 }
 
 /** One process's Quire: what every command and service runs on, and the services it started. */
@@ -91,6 +96,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
   const serve = new Set(options.serve ?? []);
   const logger = options.logger ?? pino({ level: config.platform.logLevel, base: { service: options.name ?? 'quire' } }, pino.destination(2));
+  // A process that migrates sets the database up; one that waits for `quire migrate` never makes it.
+  const url = config.platform.databaseDirectUrl ?? config.platform.databaseUrl;
+  if (url && options.migrate !== 'none' && (await createDatabaseIfMissing(url)))
+    logger.info({ database: new URL(url).pathname.slice(1) }, 'created the database');
   const db = await openDatabase({
     url: config.platform.databaseUrl,
     directUrl: config.platform.databaseDirectUrl,
@@ -130,7 +139,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       ops = serviceOps;
       closers.push(closeChecks);
       const port = config.platform.metricsPort ?? (serve.size === 1 && serve.has('webhooks') ? config.webhooks.port : undefined) ?? DEFAULT_METRICS_PORT;
-      const listening = await listen(operationsListener(ops.metrics.registry, ops.readiness), { port });
+      const listener = operationsListener(ops.metrics.registry, ops.readiness);
+      const listening = await listen(listener, { port }).catch(async (e: unknown) => {
+        if (!options.metricsPortFallback || config.platform.metricsPort !== undefined || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+        logger.warn({ port }, 'the operations port is taken (another Quire running?): using a free one');
+        return listen(listener, { port: 0 });
+      });
       operations = listening;
       closers.push((ms) => listening.close(ms));
     }

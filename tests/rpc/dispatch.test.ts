@@ -68,6 +68,24 @@ describe('finding and calling methods', () => {
     expect((await t.call('GET', '/api/method/frappe.auth.get_logged_user', { auth: null })).status).toBe(403);
   });
 
+  it('shows the traceback of an unexpected failure only in developer mode, whatever NODE_ENV says', async () => {
+    // The suite's server runs with NODE_ENV=test and no developer mode: no stack, no message.
+    const plain = await t.call('GET', '/api/method/lab_app.api.fail');
+    expect(plain.status).toBe(500);
+    expect(plain.text).not.toMatch(/\n\s+at |\.ts:|unexpected failure|node_modules/);
+    const dev = await startTestServer({ apps: [LAB_APP], developerMode: true });
+    try {
+      const d = await dev.tenant('dev');
+      const res = await d.call('GET', '/api/method/lab_app.api.fail');
+      expect(res.status).toBe(500);
+      const [trace] = JSON.parse(res.body.exc) as string[];
+      expect(trace).toContain('unexpected failure');
+      expect(trace).toMatch(/\n\s+at /);
+    } finally {
+      await dev.close();
+    }
+  });
+
   it('answers an unexpected failure with 500 and, in production, no stack trace', async () => {
     const prod = await startTestServer({ apps: [LAB_APP], production: true });
     try {

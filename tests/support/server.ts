@@ -69,6 +69,8 @@ export function uniqueName(prefix = 't'): string {
 
 export interface ServerOptions {
   production?: boolean;
+  /** QUIRE_DEVELOPER_MODE: error answers carry tracebacks. */
+  developerMode?: boolean;
   /** Another database than the suite's (a test whose outbox no other test's runner may sweep). */
   databaseUrl?: string;
   defaultTenant?: string;
@@ -103,6 +105,7 @@ export function platformEnv(options: ServerOptions = {}): NodeJS.ProcessEnv {
     SHUTDOWN_DELAY_MS: '0',
   };
   if (options.defaultTenant !== undefined) env.DEFAULT_TENANT = options.defaultTenant;
+  if (options.developerMode) env.QUIRE_DEVELOPER_MODE = 'true';
   if (options.apiKeyTtlMs !== undefined) env.API_KEY_CACHE_TTL_MS = String(options.apiKeyTtlMs);
   if (options.sessionExpirySeconds !== undefined) env.SESSION_EXPIRY_SECONDS = String(options.sessionExpirySeconds);
   if (options.metricsTenantLabel) env.METRICS_TENANT_LABEL = 'true';

@@ -1,39 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { ALL_IN_ONE, createRuntime, loadRuntimeConfig, SERVICES, type Runtime, type ServiceName } from '@quire/runtime';
-import { createTenant } from '@quire/tenancy';
 import { UsageError } from '../output';
-
-const DEMO_TENANT = 'demo';
-
-interface DemoCredentials {
-  tenant: string;
-  api_key: string;
-  api_secret: string;
-  /** The Administrator's login password (local demo only). */
-  admin_password: string;
-}
-
-/**
- * First start on the embedded database: a `demo` tenant, whose Administrator key is kept in a
- * git-ignored file next to the data so the printed curl line keeps working on later starts.
- */
-async function ensureDemoTenant(rt: Runtime): Promise<DemoCredentials | undefined> {
-  const file = path.join(path.dirname(rt.config.platform.dataDir), 'demo-credentials.json');
-  if (rt.platform.tenants.get(DEMO_TENANT)) {
-    try {
-      return JSON.parse(fs.readFileSync(file, 'utf8')) as DemoCredentials;
-    } catch {
-      return undefined;
-    }
-  }
-  const adminPassword = randomBytes(9).toString('base64url');
-  const created = await createTenant(rt.platform, { name: DEMO_TENANT, adminPassword });
-  const creds: DemoCredentials = { tenant: created.name, api_key: created.api_key, api_secret: created.api_secret, admin_password: adminPassword };
-  fs.writeFileSync(file, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
-  return creds;
-}
+import { DEMO_TENANT, demoCredentialsFile, ensureDemoTenant } from './demo';
 
 /** What a person starting the service reads: where it listens, and on a first embedded start a curl line that works. */
 async function banner(rt: Runtime): Promise<string[]> {
@@ -45,12 +13,20 @@ async function banner(rt: Runtime): Promise<string[]> {
     const where = embedded ? `the embedded database in ${path.relative(process.cwd(), config.platform.dataDir) || '.'}` : 'Postgres at DATABASE_URL';
     lines.push(`Quire API listening on port ${api.port} (${where})`);
     if (demo) {
-      lines.push(
-        'Try it:',
-        `  curl -H "Authorization: token ${demo.api_key}:${demo.api_secret}" http://${demo.tenant}.${config.platform.baseDomain}:${api.port}/api/resource/ToDo`,
-        `  the desk: http://${demo.tenant}.${config.platform.baseDomain}:${api.port}/login (Administrator, admin_password in demo-credentials.json beside the data)`,
-      );
+      const site = `http://${demo.creds.tenant}.${config.platform.baseDomain}:${api.port}`;
+      const file = path.relative(process.cwd(), demoCredentialsFile(rt)) || demoCredentialsFile(rt);
+      lines.push('Try it:');
+      if (demo.stale) {
+        lines.push(
+          `  (the API key in ${file} no longer works: new keys were generated in the desk. Use the secret the desk showed,`,
+          `   or stop Quire and run \`npx quire keys generate --tenant ${DEMO_TENANT} --user Administrator\`, which updates ${file})`,
+        );
+      } else {
+        lines.push(`  curl -H "Authorization: token ${demo.creds.api_key}:${demo.creds.api_secret}" ${site}/api/resource/ToDo`);
+      }
+      lines.push(`  the desk: ${site}/login (Administrator, admin_password in ${file})`);
     }
+    if (config.platform.defaultTenant) lines.push(`Any other host name is served as ${config.platform.defaultTenant} (DEFAULT_TENANT)`);
   }
   if (authMount) lines.push('Quire OAuth 2.0 / OpenID Connect on the same port: /.well-known/openid-configuration, /oauth/*');
   if (auth) lines.push(`Quire OAuth 2.0 / OpenID Connect listening on port ${auth.port}`);
@@ -71,13 +47,27 @@ async function banner(rt: Runtime): Promise<string[]> {
  * this process, the auth routes then answered on the API's port. A single service (a cluster's
  * Deployment) never migrates: it waits for `quire migrate`. SIGTERM or SIGINT stops it gracefully
  * (unready, SHUTDOWN_DELAY_MS, drain within SHUTDOWN_TIMEOUT_MS, exit 0); a second signal stops it now.
+ * `--dev` is Frappe's developer mode: error answers carry tracebacks.
  */
-export async function serve(which: string | undefined): Promise<void> {
+export async function serve(which: string | undefined, options: { dev?: boolean } = {}): Promise<void> {
   if (which !== undefined && !(SERVICES as readonly string[]).includes(which)) {
     throw new UsageError(`Unknown service ${which}: \`quire serve [${SERVICES.join('|')}]\``);
   }
   const serve: readonly ServiceName[] = which ? [which as ServiceName] : ALL_IN_ONE;
-  const rt = await createRuntime({ config: loadRuntimeConfig(), serve, migrate: which ? 'none' : 'release', name: `quire-${which ?? 'all'}` });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (options.dev) env.QUIRE_DEVELOPER_MODE = 'true';
+  // `npm start` on the embedded database: localhost, 127.0.0.1 or any other name reaches the demo.
+  const allInOneEmbedded = !which && !env.DATABASE_URL?.trim();
+  if (allInOneEmbedded && !env.DEFAULT_TENANT?.trim()) env.DEFAULT_TENANT = DEMO_TENANT;
+  const rt = await createRuntime({
+    config: loadRuntimeConfig(env),
+    serve,
+    migrate: which ? 'none' : 'release',
+    name: `quire-${which ?? 'all'}`,
+    // The all-in-one development start takes a free operations port when the usual one is taken (a
+    // second `npm start`); a service given METRICS_PORT, or one in a cluster, fails loudly instead.
+    metricsPortFallback: !which,
+  });
   process.stdout.write(`${(await banner(rt)).join('\n')}\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);

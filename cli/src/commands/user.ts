@@ -2,6 +2,7 @@ import { generateKeys, insertDoc, serializeDoc } from '@quire/documents';
 import { ADMINISTRATOR } from '@quire/permissions';
 import type { Runtime } from '@quire/runtime';
 import type { CommandResult } from '../output';
+import { demoCredentialsFile, isDemoAdministrator, readDemoCredentials, writeDemoCredentials } from './demo';
 import { ADMIN, tenantOf } from './shared';
 
 export interface UserCreateOptions {
@@ -36,8 +37,12 @@ export async function keysGenerate(rt: Runtime, tenantName: string, user: string
   const tenant = tenantOf(rt, tenantName);
   const ctx = await rt.platform.context(tenant, ADMIN);
   const keys = await rt.db.transaction((tx) => generateKeys(tx, ctx, user, ADMINISTRATOR));
-  return {
-    json: { tenant: tenant.name, user, api_key: keys.api_key, api_secret: keys.api_secret },
-    text: `API key: ${keys.api_key}\nAPI secret: ${keys.api_secret}   (shown once; only its hash is stored)`,
-  };
+  const text = [`API key: ${keys.api_key}`, `API secret: ${keys.api_secret}   (shown once; only its hash is stored)`];
+  // The demo's Administrator: the credentials file `npm start` prints its curl line from follows.
+  const demo = isDemoAdministrator(rt, tenant.name, user) ? readDemoCredentials(rt) : undefined;
+  if (demo) {
+    writeDemoCredentials(rt, { ...demo, api_key: keys.api_key, api_secret: keys.api_secret });
+    text.push(`(${demoCredentialsFile(rt)} updated)`);
+  }
+  return { json: { tenant: tenant.name, user, api_key: keys.api_key, api_secret: keys.api_secret }, text: text.join('\n') };
 }

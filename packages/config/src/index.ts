@@ -77,8 +77,8 @@ const platformSettings = {
       .default('false')
       .transform((v) => v === 'true' || v === '1'),
   ],
-  /** After SIGTERM: how long a process keeps serving while load balancers notice it is unready. */
-  shutdownDelayMs: ['SHUTDOWN_DELAY_MS', z.coerce.number().int().min(0).max(600_000).default(5000)],
+  /** After SIGTERM: how long a process keeps serving while load balancers notice it is unready (none unless behind one: the chart sets it). */
+  shutdownDelayMs: ['SHUTDOWN_DELAY_MS', z.coerce.number().int().min(0).max(600_000).default(0)],
   /** After the delay: how long in-flight requests and deliveries get to finish. */
   shutdownTimeoutMs: ['SHUTDOWN_TIMEOUT_MS', z.coerce.number().int().min(0).max(600_000).default(20_000)],
   dbPoolSize: ['DB_POOL_SIZE', z.coerce.number().int().min(1).max(500).default(10)],
@@ -115,6 +115,17 @@ const platformSettings = {
   publicUrlScheme: ['PUBLIC_URL_SCHEME', z.enum(['http', 'https']).optional()],
   /** The port tenants are reached on from outside when it is not the scheme's own (default: none in production, else the API's PORT). */
   publicUrlPort: ['PUBLIC_URL_PORT', z.coerce.number().int().min(1).max(65535).optional()],
+  /**
+   * Frappe's developer_mode: error answers carry the traceback and the message of unexpected
+   * errors. Off unless asked for (`quire serve --dev`), whatever NODE_ENV says.
+   */
+  developerMode: [
+    'QUIRE_DEVELOPER_MODE',
+    z
+      .enum(['true', 'false', '1', '0', ''])
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
+  ],
   production: [
     'NODE_ENV',
     z

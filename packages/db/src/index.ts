@@ -18,6 +18,7 @@ export { normalizeTimestamp } from './types';
 export { pgErrorInfo, PG, type PgErrorInfo } from './pg-errors';
 export { runMigrations, withAdvisoryLock, type Migration, type MigrationOptions } from './migrations';
 export { openDatabase, type OpenDatabaseOptions } from './open';
+export { createDatabaseIfMissing } from './create-database';
 export {
   publishInvalidation,
   subscribeInvalidations,

@@ -43,4 +43,6 @@ export const PG = {
   cachedPlanChanged: '0A000',
   undefinedTable: '42P01',
   undefinedColumn: '42703',
+  invalidCatalogName: '3D000',
+  duplicateDatabase: '42P04',
 } as const;

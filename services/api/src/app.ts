@@ -30,7 +30,7 @@ const apiV2: RequestHandler = (_req, res, next) => {
 
 export interface ApiAppOptions {
   platform: Platform;
-  config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'maxFileSize'> & Pick<PlatformConfig, 'production' | 'trustProxy'>;
+  config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'maxFileSize'> & Pick<PlatformConfig, 'developerMode' | 'trustProxy'>;
   logger: Logger;
   /**
    * Routers answered before the API's own (the auth service's /oauth, /.well-known and Frappe's
@@ -109,7 +109,7 @@ function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions):
   app.use(() => {
     throw new DoesNotExistError('', { silent: true });
   });
-  const onError = errorHandler({ production: config.production, logger });
+  const onError = errorHandler({ developerMode: config.developerMode, logger });
   app.use(onError);
   // The files router has nothing to do with these; the dispatcher reads their JSON bodies itself.
   const hot = hotResourceRoutes(methods, [requestId, tenant, cors, caller, csrf]);

@@ -39,7 +39,7 @@ export async function startApiServer(
 ): Promise<RunningServer> {
   const app = createApiListener({
     platform,
-    config: { ...config, production: config.platform.production, trustProxy: config.platform.trustProxy },
+    config: { ...config, developerMode: config.platform.developerMode, trustProxy: config.platform.trustProxy },
     logger,
     before: before.handlers,
   });

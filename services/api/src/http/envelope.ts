@@ -5,8 +5,9 @@ import { pythonJsonDumps } from '@quire/frappe-compat';
 /**
  * Frappe's v1 error body (frappe/utils/response.py::report_error): `exc_type`, `exception` (the
  * last traceback line), `exc` (a JSON string of traceback strings), `_server_messages` (a JSON
- * string of JSON strings). In production `exc` carries the exception line only, never a stack,
- * so the Python client (which raises only when `exc` is present) still sees the error.
+ * string of JSON strings). Unless in developer mode (Frappe's developer_mode) `exc` carries the
+ * exception line only, never a stack, and an unexpected error says only "Internal Server Error";
+ * the Python client (which raises only when `exc` is present) still sees the error.
  */
 export interface ErrorEnvelope {
   status: number;
@@ -14,15 +15,15 @@ export interface ErrorEnvelope {
 }
 
 /** The error as Frappe names it, its exception line, and what may be shown of its traceback. */
-function described(err: unknown, production: boolean): { e: FrappeError; exception: string; trace: string } {
-  const e = err instanceof FrappeError ? err : new InternalServerError(production ? 'Internal Server Error' : describe(err));
+function described(err: unknown, developerMode: boolean): { e: FrappeError; exception: string; trace: string } {
+  const e = err instanceof FrappeError ? err : new InternalServerError(developerMode ? describe(err) : 'Internal Server Error');
   const exception = e.message ? `frappe.exceptions.${e.excType}: ${e.message}` : `frappe.exceptions.${e.excType}`;
-  const trace = production ? exception : (err instanceof Error && err.stack) || exception;
+  const trace = developerMode ? (err instanceof Error && err.stack) || exception : exception;
   return { e, exception, trace };
 }
 
-export function errorEnvelope(err: unknown, production: boolean): ErrorEnvelope {
-  const { e, exception, trace } = described(err, production);
+export function errorEnvelope(err: unknown, developerMode: boolean): ErrorEnvelope {
+  const { e, exception, trace } = described(err, developerMode);
   const body: Record<string, unknown> = { exc_type: e.excType, exception, exc: pythonJsonDumps([trace]) };
   if (e.messages.length > 0) {
     const excId = randomBytes(10).toString('hex');
@@ -35,11 +36,11 @@ export function errorEnvelope(err: unknown, production: boolean): ErrorEnvelope 
 /**
  * Frappe's v2 error body (report_error's v2 branch, _make_logs_v2): `errors`, one entry with the
  * exception's `type` merged with its own message (`message`, `title`, `indicator`), and its
- * traceback as `exception` (the exception line only in production; none for a 404, as Frappe's
+ * traceback as `exception` (the exception line only outside developer mode; none for a 404, as Frappe's
  * allow_traceback leaves it out); other messages in `messages`, a real JSON array.
  */
-export function errorEnvelopeV2(err: unknown, production: boolean): ErrorEnvelope {
-  const { e, trace } = described(err, production);
+export function errorEnvelopeV2(err: unknown, developerMode: boolean): ErrorEnvelope {
+  const { e, trace } = described(err, developerMode);
   const entry: Record<string, unknown> = { type: e.excType };
   const own = e.messages.find((m) => m.raise_exception);
   if (own) Object.assign(entry, { message: own.message, title: own.title, indicator: own.indicator });

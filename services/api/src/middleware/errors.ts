@@ -10,12 +10,12 @@ import { sendJson } from '../http/respond';
 /**
  * The one place errors become responses: Frappe's envelope with Frappe's status. Client mistakes
  * are logged at debug; anything unexpected at error, with its stack, and answered 500 without
- * details in production.
+ * details unless in developer mode.
  */
-export function errorHandler({ production, logger }: { production: boolean; logger: Logger }): ErrorRequestHandler {
+export function errorHandler({ developerMode, logger }: { developerMode: boolean; logger: Logger }): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const mapped = classify(err);
-    const { status, body } = (res.locals.apiVersion === 'v2' ? errorEnvelopeV2 : errorEnvelope)(mapped, production);
+    const { status, body } = (res.locals.apiVersion === 'v2' ? errorEnvelopeV2 : errorEnvelope)(mapped, developerMode);
     // An error can come before the tenant or the caller is known.
     const locals: Partial<Express.Locals> = res.locals;
     const log = { requestId: locals.requestId, tenant: locals.tenant?.name, user: locals.principal?.user, method: req.method, path: req.path };
