@@ -1,6 +1,31 @@
+import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+/** Redoc's side menu attribution mounts Redocly's logo from its CDN (no option hides it); /api/docs loads nothing from elsewhere. */
+const REDOC_LOGO = /[\w$]+\.createElement\("img",\{alt:"redocly logo",[^{}]*"https:\/\/cdn\.redoc\.ly\/[^"]*"\}\)/g;
+
+/**
+ * Emits Redoc's standalone bundle (docs.ts imports it `?url`) without that logo: the attribution
+ * keeps its text and link. Patched as it is emitted, so its hashed name is the patched content's. A
+ * Redoc whose bundle still names its CDN fails the build. `npm run dev` serves it unpatched (no policy there).
+ */
+function redocWithoutRemoteLogo(): Plugin {
+  return {
+    name: 'quire:redoc-without-remote-logo',
+    apply: 'build',
+    enforce: 'pre',
+    async load(id) {
+      const [file, query] = id.split('?');
+      if (query !== 'url' || !file?.endsWith('/redoc/bundles/redoc.standalone.js')) return null;
+      const source = (await fs.readFile(file, 'utf8')).replace(REDOC_LOGO, 'null');
+      if (source.includes('cdn.redoc.ly')) this.error(`${file} still loads something from cdn.redoc.ly: update REDOC_LOGO in vite.config.ts`);
+      const ref = this.emitFile({ type: 'asset', name: 'redoc.standalone.js', source });
+      return `export default import.meta.ROLLUP_FILE_URL_${ref};`;
+    },
+  };
+}
 
 /**
  * The desk's build: dist/index.html (served by the API at /login, /app and /app/…), dist/docs.html
@@ -9,7 +34,7 @@ import { defineConfig } from 'vite';
  * tenant); sign in at http://localhost:5173/login.
  */
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), redocWithoutRemoteLogo()],
   base: '/assets/desk/',
   build: {
     outDir: 'dist',

@@ -35,7 +35,7 @@ function program(json: boolean): Command {
     .command('create <name>')
     .description('a new tenant with its schema and an Administrator API key')
     .option('--domain <host>', 'a custom domain (repeatable)', collect, [])
-    .option('--admin-password <password>', "the Administrator's login password")
+    .option('--admin-password <password>', "the Administrator's login password (default: a random one, printed once)")
     .option('--admin-email <email>', "the Administrator's email (default admin@example.com)")
     .action((name: string, o: { domain: string[]; adminPassword?: string; adminEmail?: string }) =>
       runCommand(quire, (rt) => tenantCreate(rt, name, { domains: o.domain, adminPassword: o.adminPassword, adminEmail: o.adminEmail })),

@@ -1,5 +1,5 @@
-// Redoc's standalone bundle (its own React inside), emitted as a hashed asset of ours: the page
-// loads nothing from a CDN.
+// Redoc's standalone bundle (its own React inside), emitted as a hashed asset of ours without the
+// logo it would load from its CDN (vite.config.ts): the page loads nothing from elsewhere.
 import redocScript from 'redoc/bundles/redoc.standalone.js?url';
 
 /**

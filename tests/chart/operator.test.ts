@@ -11,8 +11,25 @@ import os from 'node:os';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { CHART, CHART_CHECK, DEPLOY_DIR, REPO_ROOT, chartCheck, ofKind, one, selects, setupChartCheck, type K8sObject, type Rendered } from './support';
+import { describe, expect, it } from 'vitest';
+import {
+  CHART,
+  CHART_CHECK,
+  DEPLOY_DIR,
+  RENDERER,
+  REPO_ROOT,
+  beforeAllRendered,
+  describeRendered,
+  expectValid,
+  itRendered,
+  itValidates,
+  ofKind,
+  one,
+  renderChart,
+  selects,
+  type K8sObject,
+  type Rendered,
+} from './support';
 
 const MINIMAL = ['-f', 'deploy/values-minimal.yaml'];
 const PRODUCTION = ['-f', 'deploy/values-production.yaml'];
@@ -142,22 +159,20 @@ function runValidator(file: string): Promise<{ status: number; output: string }>
   });
 }
 
-beforeAll(async () => {
-  setupChartCheck();
+beforeAllRendered(async () => {
   await Promise.all([
-    ...Object.entries(SCENARIOS).map(async ([name, args]) => rendered.set(name, await chartCheck(args))),
-    ...Object.entries(FAILURES).map(async ([name, f]) => failed.set(name, await chartCheck(f.args))),
+    ...Object.entries(SCENARIOS).map(async ([name, args]) => rendered.set(name, await renderChart(args))),
+    ...Object.entries(FAILURES).map(async ([name, f]) => failed.set(name, await renderChart(f.args))),
   ]);
 }, 300_000);
 
-describe('chart-check with the operator', () => {
+describeRendered(`${RENDERER ?? 'chart-check'} with the operator`, () => {
   it.each(Object.keys(SCENARIOS).filter((n) => !n.includes('--include-crds')))('passes: %s', (name) => {
-    const r = rendered.get(name)!;
-    expect(r.status, r.output).toBe(0);
-    expect(r.output).toMatch(/ 0 errors/);
+    expectValid(rendered.get(name)!);
   });
 
-  it.each(Object.keys(SCENARIOS).filter((n) => n.includes('--include-crds')))(
+  // chart-check's findings on the CRD; that --include-crds adds it is checked below for every renderer.
+  itValidates.each(Object.keys(SCENARIOS).filter((n) => n.includes('--include-crds')))(
     'renders the CRD with --include-crds, with no finding but the validator blind spot: %s',
     (name) => {
       const r = rendered.get(name)!;
@@ -173,7 +188,7 @@ describe('chart-check with the operator', () => {
     },
   );
 
-  it('validates the CRD cleanly once the fields kubernetes-models cannot see are set aside', async () => {
+  itValidates('validates the CRD cleanly once the fields kubernetes-models cannot see are set aside', async () => {
     const crd = parseYaml(fs.readFileSync(path.join(REPO_ROOT, CHART, 'crds/tenants.quire.dev.yaml'), 'utf8'));
     for (const v of crd.spec.versions) v.schema.openAPIV3Schema = stripExtensions(v.schema.openAPIV3Schema, true);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-crd-'));
@@ -192,12 +207,12 @@ describe('chart-check with the operator', () => {
   });
 
   it('checks operator settings only when the operator is on', async () => {
-    const r = await chartCheck([...MINIMAL, '--set-string', 'operator.ingress.tlsSecretName=domains-tls']);
+    const r = await renderChart([...MINIMAL, '--set-string', 'operator.ingress.tlsSecretName=domains-tls']);
     expect(r.status, r.output).toBe(0);
   }, 60_000);
 });
 
-describe.each(OPERATOR_ON)('operator on: %s', (name) => {
+describeRendered.each(OPERATOR_ON)('operator on: %s', (name) => {
   const custom = name === 'values-minimal.yaml, operator on, custom settings';
   const production = name.startsWith('values-production.yaml');
   const full = custom ? 'erp' : 'quire';
@@ -365,7 +380,7 @@ describe.each(OPERATOR_ON)('operator on: %s', (name) => {
   });
 });
 
-describe.each(OPERATOR_OFF)('operator off: %s', (name) => {
+describeRendered.each(OPERATOR_OFF)('operator off: %s', (name) => {
   it('renders nothing of the operator (the CRD only with --include-crds)', () => {
     const objects = get(name);
     const crds = ofKind(objects, 'CustomResourceDefinition');
@@ -386,7 +401,7 @@ describe.each(OPERATOR_OFF)('operator off: %s', (name) => {
   });
 });
 
-it('with --include-crds adds the CRD and nothing else', () => {
+itRendered('with --include-crds adds the CRD and nothing else', () => {
   const key = (o: K8sObject): string => `${o.kind}/${o.metadata.name}`;
   const pairs: [Scenario, Scenario][] = [
     ['values-minimal.yaml (operator off), --include-crds', 'values-minimal.yaml (operator off)'],

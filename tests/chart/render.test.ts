@@ -1,6 +1,7 @@
 /**
  * charts/quire rendered by chart-check (an offline `helm template` plus Kubernetes schema and
- * policy validation; shared/tools/chart-check/README.md) for the default values, every
+ * policy validation; shared/tools/chart-check/README.md), or by `helm template` where helm is on the
+ * PATH (rendering only: support.ts chooses), for the default values, every
  * deploy/values-*.yaml and the modes that change what is rendered (KEDA, hook/plain migration
  * Job, Kubernetes 1.30), then read back with `yaml` to check what the validator cannot know:
  * the operations contract (probes, shutdown, ports, metric names) and the chart's own promises.
@@ -8,9 +9,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KUBE_STATE_METRICS, isQuireSeries, metricNamesIn } from './contract-metrics';
-import { DEPLOY_DIR, chartCheck, deployValuesFiles, ofKind, one, selects, setupChartCheck, type K8sObject, type Rendered } from './support';
+import {
+  DEPLOY_DIR,
+  RENDERER,
+  VALIDATES,
+  beforeAllRendered,
+  deployValuesFiles,
+  describeRendered,
+  expectValid,
+  itRendered,
+  ofKind,
+  one,
+  renderChart,
+  selects,
+  type K8sObject,
+  type Rendered,
+} from './support';
 
 // Placeholders for the default-values renders: none of them may ever show up in a ConfigMap.
 const ENCRYPTION_KEY = Buffer.from('chart-test-placeholder-32-bytes!').toString('base64');
@@ -178,32 +194,29 @@ const COMPONENTS = ['api', 'auth', 'webhooks'] as const;
 const deploymentName = (c: string): string => `quire-${c}`;
 const container = (d: K8sObject): any => d.spec.template.spec.containers[0];
 
-beforeAll(async () => {
-  // The first run installs Go and the validator's packages (a minute or two); later ones reuse them.
-  setupChartCheck();
+beforeAllRendered(async () => {
+  // chart-check's first run installs Go and the validator's packages (a minute or two); later ones reuse them.
   const runs = [
-    ...Object.entries(SCENARIOS).map(async ([name, s]) => rendered.set(name, await chartCheck(s.args))),
-    ...Object.entries(FAILURES).map(async ([name, f]) => failed.set(name, await chartCheck(f.args))),
-    ...deployValuesFiles().map(async (f) => rendered.set(`file ${f}`, await chartCheck(['-f', f]))),
+    ...Object.entries(SCENARIOS).map(async ([name, s]) => rendered.set(name, await renderChart(s.args))),
+    ...Object.entries(FAILURES).map(async ([name, f]) => failed.set(name, await renderChart(f.args))),
+    ...deployValuesFiles().map(async (f) => rendered.set(`file ${f}`, await renderChart(['-f', f]))),
   ];
   await Promise.all(runs);
 }, 300_000);
 
-describe('chart-check renders and validates', () => {
+describeRendered(`${RENDERER ?? 'chart-check'} renders${VALIDATES ? ' and validates' : ''}`, () => {
   it('every deploy/values-*.yaml', () => {
     const files = deployValuesFiles();
     expect(files).toEqual(expect.arrayContaining(['deploy/values-minimal.yaml', 'deploy/values-production.yaml']));
     for (const f of files) {
       const r = rendered.get(`file ${f}`)!;
-      expect(r.status, `${f}:\n${r.output}`).toBe(0);
-      expect(r.output).toMatch(/0 errors/);
+      expectValid(r, `${f}:\n${r.output}`);
     }
   });
 
   it.each(Object.keys(SCENARIOS))('%s', (name) => {
     const r = rendered.get(name)!;
-    expect(r.status, r.output).toBe(0);
-    expect(r.output).toMatch(/0 errors/);
+    expectValid(r);
     expect(ofKind(r.objects, 'Deployment')).toHaveLength(SCENARIOS[name]!.operator ? 4 : 3);
   });
 
@@ -214,7 +227,7 @@ describe('chart-check renders and validates', () => {
   });
 });
 
-describe.each(Object.keys(SCENARIOS))('%s', (name) => {
+describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
   const s = SCENARIOS[name]!;
 
   it('runs api, auth and webhooks with probes on /healthz and /readyz', () => {
@@ -438,7 +451,7 @@ describe.each(Object.keys(SCENARIOS))('%s', (name) => {
   });
 });
 
-describe('specific values', () => {
+describeRendered('specific values', () => {
   it('maps existingSecret keys through secrets.keyMapping and makes no Secret', () => {
     const objects = get('existingSecret with keyMapping');
     expect(ofKind(objects, 'Secret')).toEqual([]);
@@ -461,9 +474,9 @@ describe('specific values', () => {
     const base = [...MINIMAL, '--set', 'migrations.useHelmHooks=false'];
     const first = one(get('values-minimal.yaml, plain migration Job'), 'Job').metadata.name;
     const [again, newImage, newDeadline] = await Promise.all([
-      chartCheck(base),
-      chartCheck([...base, '--set-string', 'image.tag=0.2.0']),
-      chartCheck([...base, '--set', 'migrations.activeDeadlineSeconds=1800']),
+      renderChart(base),
+      renderChart([...base, '--set-string', 'image.tag=0.2.0']),
+      renderChart([...base, '--set', 'migrations.activeDeadlineSeconds=1800']),
     ]);
     expect(one(again.objects, 'Job').metadata.name).toBe(first);
     expect(one(newImage.objects, 'Job').metadata.name).not.toBe(first);
@@ -471,7 +484,7 @@ describe('specific values', () => {
   }, 60_000);
 
   it('accepts a grace period above the least one', async () => {
-    const r = await chartCheck([...SECRETS, '--set', 'api.terminationGracePeriodSeconds=90']);
+    const r = await renderChart([...SECRETS, '--set', 'api.terminationGracePeriodSeconds=90']);
     expect(r.status, r.output).toBe(0);
     expect(one(r.objects, 'Deployment', 'quire-api').spec.template.spec.terminationGracePeriodSeconds).toBe(90);
     expect(one(r.objects, 'Deployment', 'quire-auth').spec.template.spec.terminationGracePeriodSeconds).toBe(30);
@@ -575,7 +588,7 @@ describe('metric names', () => {
     expect(isQuireSeries('nodejs_heap_size_used_bytes')).toBe(true);
   });
 
-  it('PrometheusRule exprs use only contract names (and kube-state-metrics for the two Kubernetes alerts)', () => {
+  itRendered('PrometheusRule exprs use only contract names (and kube-state-metrics for the two Kubernetes alerts)', () => {
     const rule = one(get('values-production.yaml'), 'PrometheusRule');
     const ksm: readonly string[] = KUBE_STATE_METRICS;
     for (const r of rule.spec.groups.flatMap((g: any) => g.rules)) {
@@ -583,7 +596,7 @@ describe('metric names', () => {
     }
   });
 
-  it('the KEDA query uses only contract names', () => {
+  itRendered('the KEDA query uses only contract names', () => {
     for (const scenario of ['values-production.yaml', 'default values, KEDA']) {
       const so = one(get(scenario), 'ScaledObject');
       check('ScaledObject', so.spec.triggers[0].metadata.query, isQuireSeries);

@@ -1,15 +1,43 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, type ExecFileException } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CHART_CHECK, helmProblem, RENDERER } from './renderer';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The offline `helm template` + validator (shared/tools/chart-check/README.md), beside the repo. */
-export const CHART_CHECK = path.resolve(REPO_ROOT, '../shared/tools/chart-check/chart-check');
+export { CHART_CHECK, RENDERER, type ChartRenderer } from './renderer';
 export const CHART = 'charts/quire';
 export const DEPLOY_DIR = path.join(REPO_ROOT, 'deploy');
+const RELEASE = 'quire';
+const NAMESPACE = 'quire';
+/**
+ * chart-check's default Kubernetes version. helm's default is whatever its own build knows, and the
+ * chart renders differently from 1.30 on (preStop sleep), so helm is given this one unless a test
+ * passes its own --kube-version (the last one wins).
+ */
+const DEFAULT_KUBE_VERSION = '1.29';
+
+/** Whether rendered manifests are also validated (Kubernetes schemas, policy): chart-check does, helm does not. */
+export const VALIDATES = RENDERER === 'chart-check';
+
+/** A suite that reads rendered manifests: skipped when there is no renderer. */
+export const describeRendered = describe.skipIf(RENDERER === undefined);
+/** A test that reads rendered manifests: skipped when there is no renderer. */
+export const itRendered = it.skipIf(RENDERER === undefined);
+/** A test of chart-check's own findings (ERROR lines, policy, validate.mjs): skipped unless chart-check renders. */
+export const itValidates = it.skipIf(!VALIDATES);
+
+/** beforeAll for the renders the file's describeRendered/itRendered tests read; nothing to do when they are skipped. */
+export function beforeAllRendered(fn: () => Promise<unknown>, timeout: number): void {
+  beforeAll(async () => {
+    if (RENDERER !== undefined) await fn();
+  }, timeout);
+}
+
+// ---------------------------------------------------------------------------- rendering
 
 /** The deploy/values-*.yaml files (repo-relative). */
 export function deployValuesFiles(): string[] {
@@ -31,32 +59,54 @@ export interface K8sObject {
 }
 
 export interface Rendered {
-  /** chart-check's exit status (0: rendered and valid). */
+  /** The renderer's exit status: 0 rendered (and, with chart-check, valid); a template's `required`/`fail` is non-zero with both. */
   status: number;
+  /** chart-check's combined output (its findings), or helm's stderr (its errors). */
   output: string;
   objects: K8sObject[];
 }
 
+/** The render succeeded and, where the renderer validates (chart-check), found no error. */
+export function expectValid(r: Rendered, message: string = r.output): void {
+  expect(r.status, message).toBe(0);
+  if (VALIDATES) expect(r.output, message).toMatch(/ 0 errors/);
+}
+
 /**
- * Installs/builds chart-check's tools once (the first run takes a minute or two). Test files run in
+ * Renders the chart as release `quire` in namespace `quire` with `args` (helm template's value and
+ * render flags: -f, --set, --set-string, --set-json, --kube-version, --api-versions, --is-upgrade,
+ * --include-crds, -s...), and with chart-check validates it too. Resolves with the exit status, the
+ * output and the objects; rejects only when the renderer cannot run at all.
+ */
+export function renderChart(args: readonly string[]): Promise<Rendered> {
+  ready ??= prepare();
+  return ready.then(
+    () =>
+      new Promise<Rendered>((resolve) => {
+        queue.push(() => (RENDERER === 'helm' ? runHelm(args) : runChartCheck(args)).then(resolve));
+        drain();
+      }),
+  );
+}
+
+let ready: Promise<void> | undefined;
+
+/**
+ * chart-check installs/builds its tools once (the first run takes a minute or two). Test files run in
  * parallel: on a fresh machine two setups would fight over apt's lock, so they take turns (flock).
  */
-export function setupChartCheck(): void {
-  execFileSync('flock', [path.join(os.tmpdir(), 'quire-chart-check-setup.lock'), CHART_CHECK, '--setup'], { cwd: REPO_ROOT, stdio: 'pipe' });
+async function prepare(): Promise<void> {
+  if (RENDERER === undefined) throw new Error('no chart renderer: its tests should have been skipped');
+  if (RENDERER === 'helm') {
+    const problem = helmProblem();
+    if (problem !== undefined) throw new Error(`QUIRE_CHART_RENDERER=helm, but ${problem}`);
+    return;
+  }
+  const r = await run('flock', [path.join(os.tmpdir(), 'quire-chart-check-setup.lock'), CHART_CHECK, '--setup']);
+  if (r.status !== 0) throw new Error(`chart-check --setup (${CHART_CHECK}) failed with status ${r.status}:\n${r.stderr}`);
 }
 
-/**
- * Renders and validates the chart with chart-check (one run does both: --save-rendered keeps the
- * manifests it validated). Resolves with the exit status, the combined output and the objects.
- */
-export function chartCheck(args: readonly string[]): Promise<Rendered> {
-  return new Promise((resolve) => {
-    queue.push(() => runChartCheck(args).then(resolve));
-    drain();
-  });
-}
-
-/** At most one chart-check per CPU at a time: each run is a Go render plus a Node validator. */
+/** At most one render per CPU at a time: each chart-check run is a Go render plus a Node validator. */
 const MAX_RUNNING = Math.max(2, os.availableParallelism());
 const queue: (() => Promise<void>)[] = [];
 let running = 0;
@@ -72,22 +122,30 @@ function drain(): void {
   }
 }
 
-function runChartCheck(args: readonly string[]): Promise<Rendered> {
+function run(file: string, args: readonly string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: REPO_ROOT, maxBuffer: 32 << 20 }, (error: ExecFileException | null, stdout, stderr) => {
+      const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      // Not started (ENOENT) or killed: the reason is only in the error.
+      const unexited = error !== null && typeof error.code !== 'number';
+      resolve({ status, stdout, stderr: unexited ? `${stderr}${error.message}\n` : stderr });
+    });
+  });
+}
+
+async function runChartCheck(args: readonly string[]): Promise<Rendered> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-chart-'));
   const file = path.join(dir, 'rendered.yaml');
-  return new Promise((resolve) => {
-    execFile(
-      CHART_CHECK,
-      [CHART, 'quire', '-n', 'quire', ...args, '--save-rendered', file],
-      { cwd: REPO_ROOT, maxBuffer: 32 << 20 },
-      (error, stdout, stderr) => {
-        const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-        fs.rmSync(dir, { recursive: true, force: true });
-        resolve({ status, output: `${stdout}${stderr}`, objects: parseManifests(text) });
-      },
-    );
-  });
+  const r = await run(CHART_CHECK, [CHART, RELEASE, '-n', NAMESPACE, ...args, '--save-rendered', file]);
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { status: r.status, output: `${r.stdout}${r.stderr}`, objects: parseManifests(text) };
+}
+
+/** `helm template` prints the manifests on stdout and its errors on stderr; it checks nothing beyond rendering. */
+async function runHelm(args: readonly string[]): Promise<Rendered> {
+  const r = await run('helm', ['template', RELEASE, CHART, '-n', NAMESPACE, '--skip-schema-validation', '--kube-version', DEFAULT_KUBE_VERSION, ...args]);
+  return { status: r.status, output: r.stderr, objects: parseManifests(r.stdout) };
 }
 
 export function parseManifests(text: string): K8sObject[] {

@@ -1,7 +1,9 @@
 /**
  * charts/quire/values.schema.json (draft-07) checked with ajv, since chart-check does not enforce
- * it (helm install/upgrade/template do): the chart's values.yaml and every deploy/values-*.yaml
- * must pass, and wrong values must be refused before anything renders.
+ * it (helm install/upgrade/template do; the chart tests run helm with --skip-schema-validation, so
+ * that the templates' own refusals are what they see): the chart's values.yaml and every
+ * deploy/values-*.yaml must pass, and wrong values must be refused before anything renders.
+ * Needs no renderer: it runs everywhere.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -94,6 +94,29 @@ describe('the desk, served by the API', () => {
     expect(style.headers.get('content-type')).toMatch(/^text\/css/);
   });
 
+  it('/favicon.ico is the desk’s icon on every tenant’s host, cached for a day; the page links the same icon', async () => {
+    const icon = await get('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(icon.headers.get('cache-control')).toBe('public, max-age=86400');
+    const svg = await icon.text();
+    expect(svg).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const other = await server.tenant('icon');
+    const elsewhere = await hostFetch(`http://${other.name}.localhost:${server.port}/favicon.ico`);
+    expect([elsewhere.status, await elsewhere.text()]).toEqual([200, svg]);
+
+    const page = await get('/login');
+    // The desk's policy lets the page show it (its own origin).
+    expect(page.headers.get('content-security-policy')).toMatch(/img-src 'self'/);
+    const href = /<link rel="icon"[^>]* href="([^"]+)"/.exec(await page.text())?.[1];
+    expect(href).toMatch(/^\/assets\/desk\/favicon-[\w-]+\.svg$/);
+    const linked = await get(href!);
+    expect(linked.status).toBe(200);
+    expect(linked.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(linked.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(await linked.text()).toBe(svg);
+  });
+
   it('a missing asset, the page under /assets and a path out of the folder are 404 in Frappe’s envelope', async () => {
     for (const p of [
       '/assets/desk/missing-abc123.js',

@@ -27,7 +27,7 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds desk/dist when it is missing or older than desk/src (a lock keeps parallel files from building twice). */
+/** Builds desk/dist when it is missing or older than its sources and build config (a lock keeps parallel files from building twice). */
 export function ensureDeskBuilt(): void {
   const lock = path.join(DESK, '.build-lock');
   for (;;) {
@@ -41,7 +41,8 @@ export function ensureDeskBuilt(): void {
   }
   try {
     const index = path.join(DIST, 'index.html');
-    const sources = Math.max(newestMtime(path.join(DESK, 'src')), fs.statSync(path.join(DESK, 'index.html')).mtimeMs);
+    const topLevel = ['index.html', 'docs.html', 'vite.config.ts'].map((f) => fs.statSync(path.join(DESK, f)).mtimeMs);
+    const sources = Math.max(newestMtime(path.join(DESK, 'src')), ...topLevel);
     if (!fs.existsSync(index) || fs.statSync(index).mtimeMs < sources) {
       // As `npm install` builds it: under vitest's NODE_ENV=test, React and React Aria build other code.
       execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {

@@ -382,7 +382,7 @@ describe('quire CLI', () => {
     const name = uniqueName('cli');
     const res = await quire(['tenant', 'create', name]);
     expect(res.code).toBe(0);
-    expect(Object.keys(res.json).sort()).toEqual(['api_key', 'api_secret', 'hosts', 'name', 'schema']);
+    expect(Object.keys(res.json).sort()).toEqual(['admin_password', 'api_key', 'api_secret', 'hosts', 'name', 'schema']);
     expect(res.json).toMatchObject({ name, schema: `t_${name}`, hosts: [`${name}.localhost`] });
     expect(res.json.api_key).toMatch(/^[0-9a-f]{15}$/);
     expect(typeof res.json.api_secret).toBe('string');
@@ -394,6 +394,26 @@ describe('quire CLI', () => {
     const again = await quire(['tenant', 'create', name]);
     expect(again.code).not.toBe(0);
     expect(again.json).toMatchObject({ error: { exc_type: 'DuplicateEntryError' } });
+  });
+
+  it('`tenant create` without --admin-password prints a generated Administrator password that signs in', async () => {
+    const name = uniqueName('cli');
+    const res = await quire(['tenant', 'create', name]);
+    expect(res.code).toBe(0);
+    const password = res.json.admin_password as string;
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    await untilServedBySite(name, `token ${res.json.api_key}:${res.json.api_secret}`);
+    const login = await call(server.url, name, 'POST', '/api/method/login', { auth: null, json: { usr: 'Administrator', pwd: password } });
+    expect([login.status, login.body]).toEqual([200, expect.objectContaining({ message: 'Logged In' })]);
+    const wrong = await call(server.url, name, 'POST', '/api/method/login', { auth: null, json: { usr: 'Administrator', pwd: `${password}x` } });
+    expect(wrong.status).toBe(401);
+    // Each tenant its own; one given is set and not echoed back.
+    const other = await quire(['tenant', 'create', uniqueName('cli')]);
+    expect(other.json.admin_password).not.toBe(password);
+    const given = await quire(['tenant', 'create', uniqueName('cli'), '--admin-password', 'correct horse battery staple']);
+    expect(given.code).toBe(0);
+    expect(given.json).not.toHaveProperty('admin_password');
+    expect(given.stdout).not.toContain('correct horse');
   });
 
   it('`tenant list` includes a created tenant', async () => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { RENDERER_NOTICE } from '../chart/renderer';
 import { startPgBouncer } from './pgbouncer';
 import type {} from './vitest-context';
 
@@ -22,6 +23,8 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Once per run: why the Helm chart's suites are skipped, or partly (tests/chart/renderer.ts).
+  if (RENDERER_NOTICE) console.warn(RENDERER_NOTICE);
   await admin(async (client) => {
     await client.query(`DROP DATABASE IF EXISTS "${TEST_DATABASE}" WITH (FORCE)`);
     await client.query(`CREATE DATABASE "${TEST_DATABASE}"`);

@@ -1,18 +1,31 @@
+import { randomBytes } from 'node:crypto';
 import { createTenant, dropTenant, setTenantDomains, updateTenantConfig, type CreateTenantInput, type TenantConfig } from '@quire/tenancy';
 import type { CommandResult } from '../output';
 import { UsageError } from '../output';
 import type { Runtime } from '@quire/runtime';
 
 export async function tenantCreate(rt: Runtime, name: string, options: Omit<CreateTenantInput, 'name'>): Promise<CommandResult> {
-  const t = await createTenant(rt.platform, { name, ...options });
+  // Without a password nobody can sign in to the new tenant's desk: a random one (144 bits), printed once as the API secret is.
+  const generated = options.adminPassword ? undefined : randomBytes(18).toString('base64url');
+  const t = await createTenant(rt.platform, { name, ...options, adminPassword: options.adminPassword || generated });
+  const text = [
+    `Created tenant ${t.name} (schema ${t.schema})`,
+    `Hosts: ${t.hosts.join(', ')}`,
+    `Administrator API key: ${t.api_key}`,
+    `Administrator API secret: ${t.api_secret}   (shown once; only its hash is stored)`,
+  ];
+  // A password given on the command line is not echoed back.
+  if (generated) text.push(`Administrator password: ${generated}   (shown once; only its hash is stored)`);
   return {
-    json: { name: t.name, schema: t.schema, hosts: t.hosts, api_key: t.api_key, api_secret: t.api_secret },
-    text: [
-      `Created tenant ${t.name} (schema ${t.schema})`,
-      `Hosts: ${t.hosts.join(', ')}`,
-      `Administrator API key: ${t.api_key}`,
-      `Administrator API secret: ${t.api_secret}   (shown once; only its hash is stored)`,
-    ].join('\n'),
+    json: {
+      name: t.name,
+      schema: t.schema,
+      hosts: t.hosts,
+      api_key: t.api_key,
+      api_secret: t.api_secret,
+      ...(generated && { admin_password: generated }),
+    },
+    text: text.join('\n'),
   };
 }
 

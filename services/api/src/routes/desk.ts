@@ -11,7 +11,8 @@ import express, { type Request, type Response, type Router } from 'express';
  * Frappe serves its own: `/` sends a Guest to `/login` and a signed-in user to `/app`; `/login`,
  * `/update-password` (a reset email's link), `/app` and everything under it answer the same HTML page (the desk routes on the client, so a
  * deep link works on reload), never cached; the hashed bundles under `/assets/desk/` are cached
- * for a year. Mounted after the API's routes, so `/api/…` and the legacy `/?cmd=` win.
+ * for a year; `/favicon.ico` is the desk's icon. Mounted after the API's routes, so `/api/…` and the
+ * legacy `/?cmd=` win.
  */
 
 /**
@@ -22,6 +23,8 @@ import express, { type Request, type Response, type Router } from 'express';
 export const DESK_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../desk/dist');
 
 const ASSETS_PATH = '/assets/desk';
+/** The icon desk/index.html links, as Vite emits it (hashed). */
+const ICON = /^favicon-[\w-]+\.svg$/;
 
 /**
  * The desk's policy: its scripts, styles and connections (the API, realtime) from its own origin
@@ -75,8 +78,13 @@ export function deskRouter(distDir: string = DESK_DIST): Router {
 
   // The API reference (Redoc over /api/openapi.json): open to anyone; the description shows what the caller may use.
   router.get('/api/docs', (req, res, next) => {
-    // Everything from this origin: Redoc links a logo from its CDN, which the browser then never asks for.
+    // Everything from this origin: the desk's build drops the logo Redoc would load from its CDN (desk/vite.config.ts).
     sendPage(distDir, req, res, 'docs.html', DOCS_CSP).catch(next);
+  });
+
+  // Asked for by browsers on any page that links no icon (the API's own answers among them).
+  router.get('/favicon.ico', (_req, res, next) => {
+    sendIcon(distDir, res).catch(next);
   });
 
   router.get('/', (_req, res) => {
@@ -111,4 +119,15 @@ async function sendPage(distDir: string, req: Request, res: Response, page: 'ind
   }
   res.set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', ...pageSecurityHeaders(policy, req.secure) });
   res.status(200).end(html);
+}
+
+/**
+ * The SVG itself rather than a redirect to its hashed asset: a cached redirect would outlive the
+ * next build's name. Cached for a day, so a new icon shows within one.
+ */
+async function sendIcon(distDir: string, res: Response): Promise<void> {
+  const icon = (await fs.readdir(distDir).catch(() => [])).find((f) => ICON.test(f));
+  if (!icon) throw new DoesNotExistError('', { silent: true });
+  res.set({ 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' });
+  res.status(200).end(await fs.readFile(path.join(distDir, icon)));
 }
