@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { createTenant, schemaOf } from '@quire/tenancy';
 import type { Runtime } from '@quire/runtime';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -42,6 +44,16 @@ async function operator(identity = 'operator-0', env: Record<string, string> = {
   const op = await startOperator(kube, { identity, env });
   operators.push(op);
   return op;
+}
+
+/** An operator without OPERATOR_IDENTITY (as one run outside the cluster): its identity is the default. */
+const unnamedOperator = () => operator(undefined, { OPERATOR_IDENTITY: '' });
+
+/** Checks `id` is client-go's default identity, `<hostname>_<uuid>`, for the host these tests run on. */
+function expectHostIdentity(id: string | undefined): void {
+  const prefix = `${hostname()}_`;
+  expect(id?.slice(0, prefix.length)).toBe(prefix);
+  expect(id?.slice(prefix.length)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 }
 
 const readyTenant = (name: string, ms?: number) =>
@@ -274,6 +286,53 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     await readyTenant(name);
     expect(kube.store.tryGet(LEASES, NS, 'quire-operator')?.spec).toMatchObject({ holderIdentity: 'operator-c', leaseTransitions: 4 });
+  });
+
+  it('gives two processes on one host distinct <hostname>_<random> identities: only one leads, the other once it releases', async () => {
+    const a = await unnamedOperator();
+    await eventually('the first to lead', () => (a.operator?.controller.isLeader ? true : undefined));
+    const b = await unnamedOperator();
+    const [idA, idB] = [a.operator!.identity, b.operator!.identity];
+    expectHostIdentity(idA);
+    expectHostIdentity(idB);
+    expect(idA).not.toBe(idB);
+    let bothLed = false;
+    const sampler = setInterval(() => (bothLed ||= !!(a.operator?.controller.isLeader && b.operator?.controller.isLeader)), 10);
+    try {
+      const one = uniqueName('op');
+      applyTenant(kube, one);
+      await readyTenant(one);
+      await new Promise((r) => setTimeout(r, 500)); // several retry periods: b finds the Lease held by another
+      expect(b.operator?.controller.isLeader).toBe(false);
+      expect(kube.store.tryGet(LEASES, NS, 'quire-operator')?.spec).toMatchObject({ holderIdentity: idA });
+      expect(new Set(eventsFor(kube, one).map((e) => e.instance))).toEqual(new Set([idA]));
+
+      await a.shutdown(); // releases the Lease
+      operators.splice(operators.indexOf(a), 1);
+      await eventually('the second to lead', () => (b.operator?.controller.isLeader ? true : undefined), 5000);
+      expect(kube.store.tryGet(LEASES, NS, 'quire-operator')?.spec).toMatchObject({ holderIdentity: idB, leaseTransitions: 1 });
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(bothLed).toBe(false);
+  });
+
+  it.each([
+    ['a previous process on this host', () => `${hostname()}_${randomUUID()}`],
+    ['a process from before identities had a suffix (the bare host name)', () => hostname()],
+  ])('after a restart, waits for the Lease held by %s to expire instead of taking it for its own', async (_, holder) => {
+    const predecessor = holder();
+    kube.store.create(LEASES, NS, {
+      metadata: { name: 'quire-operator' },
+      spec: { holderIdentity: predecessor, leaseDurationSeconds: 2, renewTime: new Date().toISOString(), leaseTransitions: 0 },
+    });
+    const started = Date.now();
+    const op = await unnamedOperator();
+    expectHostIdentity(op.operator?.identity);
+    expect(op.operator!.identity).not.toBe(predecessor);
+    await eventually('the restarted process to lead', () => (op.operator?.controller.isLeader ? true : undefined), 10_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(kube.store.tryGet(LEASES, NS, 'quire-operator')?.spec).toMatchObject({ holderIdentity: op.operator!.identity, leaseTransitions: 1 });
   });
 
   it('answers a spec it cannot serve with Ready=False and a reason, without a retry loop, and recovers when it is fixed', async () => {

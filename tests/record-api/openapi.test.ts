@@ -207,7 +207,7 @@ describe('GET /api/openapi.json', () => {
 
     const guest = await specOf(t, '');
     expect(Object.keys(guest.paths).filter((p) => p.startsWith('/api/resource/'))).toEqual([]);
-    expect(guest.paths['/api/method/frappe.handler.ping'].get.security).toEqual([{}]);
+    expect(guest.paths['/api/method/ping'].get.security).toEqual([{}]);
     expect(guest.paths['/api/method/lab_app.api.hello']).toBeUndefined(); // not for Guests
     expect((await validate(structuredClone(guest) as never)).valid).toBe(true);
   });
@@ -237,6 +237,36 @@ describe('GET /api/openapi.json', () => {
       type: 'object',
       additionalProperties: true,
     });
+  });
+
+  it("describes frappe.handler's commands once, at the bare paths clients call, beside frappe.ping", async () => {
+    const t = await server.tenant('oas');
+    const spec = await specOf(t);
+    const paths: Spec = spec.paths;
+    const verbs = ['get', 'post', 'put', 'delete'];
+    for (const prefix of ['/api/method/', '/api/v2/method/']) {
+      for (const [cmd, described] of Object.entries({ ping: verbs, version: verbs, login: verbs, logout: verbs, upload_file: ['post'] })) {
+        expect(Object.keys(paths[`${prefix}${cmd}`] ?? {}), `${prefix}${cmd}`).toEqual(described);
+        expect(paths[`${prefix}frappe.handler.${cmd}`], `${prefix}frappe.handler.${cmd}`).toBeUndefined();
+      }
+    }
+    expect(Object.keys(paths).filter((p) => p.includes('frappe.handler'))).toEqual([]);
+    expect(paths['/api/method/ping'].get).toMatchObject({ summary: 'Answers pong: the API is up', tags: ['frappe.handler'] });
+    expect(paths['/api/method/login'].post.summary).toBe('frappe.handler.login');
+    expect(paths['/api/v2/method/upload_file'].post.summary).toBe('frappe.handler.upload_file');
+    // frappe/__init__'s ping stays at its own path, and no two operations share an id.
+    expect(paths['/api/method/frappe.ping'].get).toMatchObject({ summary: 'Answers pong: the API is up', tags: ['frappe'] });
+    const ids = Object.values(paths).flatMap((item: Spec) => Object.values(item).map((op: Spec) => op.operationId as string));
+    expect(ids.length - new Set(ids).size).toBe(0);
+    expect((await validate(structuredClone(spec) as never)).valid).toBe(true);
+    // The bare paths answer as described.
+    const check = responseValidator(spec);
+    const pong = await t.call('GET', '/api/method/ping');
+    expect(pong.body).toEqual({ message: 'pong' });
+    expect(check(pong, paths['/api/method/ping'].get)).toEqual([]);
+    const v2 = await t.call('POST', '/api/v2/method/ping');
+    expect(v2.body).toEqual({ data: 'pong' });
+    expect(check(v2, paths['/api/v2/method/ping'].post)).toEqual([]);
   });
 
   it('/api/docs is the API reference page, served from our own assets', async () => {

@@ -27,7 +27,7 @@ const operatorSettings = {
   kubeconfig: ['KUBECONFIG', optionalText],
   /** The namespace whose Tenants are reconciled (and where Ingresses, Secrets, Events and the Lease live). Default: the pod's, else the kubeconfig context's. */
   namespace: ['OPERATOR_NAMESPACE', optionalText],
-  /** This replica's name in the Lease (the pod name). Default: the host name. */
+  /** This replica's name in the Lease, used as is (the chart sets the pod name). Default: `<hostname>_<random>`, new for every process. */
   identity: ['OPERATOR_IDENTITY', optionalText],
   leaseName: ['OPERATOR_LEASE_NAME', z.string().trim().min(1).default('quire-operator')],
   /** How long a Lease holds without renewal before another replica may take it (client-go: 15 s). */

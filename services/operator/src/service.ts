@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ServiceOperations } from '@quire/http';
 import type { Platform } from '@quire/tenancy';
@@ -7,6 +6,7 @@ import type { Logger } from 'pino';
 import type { OperatorConfig } from './config';
 import { TenantController } from './controller';
 import { ClusterApi } from './kube/cluster';
+import { processIdentity } from './kube/leader-election';
 import { OperatorMetrics } from './metrics';
 
 const POD_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -14,6 +14,8 @@ const POD_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namesp
 export interface OperatorService {
   readonly controller: TenantController;
   readonly namespace: string;
+  /** Who this process is in the leader Lease and as the Events' reporting instance. */
+  readonly identity: string;
   /** Stops reconciling (in-flight reconciles finish within `timeoutMs`), releases the Lease, stops watching. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -44,7 +46,7 @@ function namespaceOf(config: OperatorConfig, kc: KubeConfig): string {
 export async function startOperatorService(platform: Platform, config: OperatorConfig, logger: Logger, ops: ServiceOperations): Promise<OperatorService> {
   const kc = loadKubeConfig(config);
   const namespace = namespaceOf(config, kc);
-  const identity = config.identity ?? hostname();
+  const identity = config.identity ?? processIdentity();
   const api = new ClusterApi(kc, namespace);
   const controller = new TenantController({
     platform,
@@ -60,6 +62,7 @@ export async function startOperatorService(platform: Platform, config: OperatorC
   return {
     controller,
     namespace,
+    identity,
     async close(timeoutMs = 20_000) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));

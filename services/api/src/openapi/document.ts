@@ -87,7 +87,7 @@ const ERROR_V1: JsonSchema = {
   properties: {
     exc_type: { type: 'string', description: 'The exception’s class, e.g. ValidationError' },
     exception: { type: 'string' },
-    exc: { type: 'string', description: 'JSON text: a list of traceback texts (the exception line only in production)' },
+    exc: { type: 'string', description: 'JSON text: a list of traceback texts (the exception line only, unless in developer mode)' },
     _server_messages: { type: 'string', description: 'JSON text: a list of JSON texts, each a message object' },
   },
   required: ['exc_type'],
@@ -108,7 +108,7 @@ const ERROR_V2: JsonSchema = {
           message: { type: 'string' },
           title: { type: 'string' },
           indicator: { type: 'string' },
-          exception: { type: 'string', description: 'The traceback (the exception line only in production); absent for a 404' },
+          exception: { type: 'string', description: 'The traceback (the exception line only, unless in developer mode); absent for a 404' },
         },
         required: ['type'],
       },

@@ -32,6 +32,18 @@ function queryParameters(args: JsonSchema): Record<string, unknown>[] {
   });
 }
 
+const HANDLER = 'frappe.handler.';
+
+/**
+ * Where a method is described: frappe.handler's commands at their bare names (`/api/method/ping`,
+ * `login`, …), which routes/method.ts resolves to them and which frappe-js-sdk and frappe-client
+ * call; every other method at its dotted path.
+ */
+function callPath(path: string): string {
+  const cmd = path.slice(HANDLER.length);
+  return path.startsWith(HANDLER) && !cmd.includes('.') ? cmd : path;
+}
+
 function callable(method: WhitelistedMethod, principal: Principal): boolean {
   if (principal.user === GUEST && !method.allowGuest) return false;
   if (isScopeRestricted(principal) && !method.allowScopedTokens) return false;
@@ -74,7 +86,7 @@ export function methodPaths(apps: LoadedApps, principal: Principal): Record<stri
         }
         item[lower] = operation;
       }
-      out[`${version === 'v1' ? '/api/method/' : '/api/v2/method/'}${path}`] = item;
+      out[`${version === 'v1' ? '/api/method/' : '/api/v2/method/'}${callPath(path)}`] = item;
     }
   }
   return out;

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterApi } from './cluster';
@@ -5,7 +7,7 @@ import { describe, isConflict } from './errors';
 
 export interface LeaderElectionOptions {
   leaseName: string;
-  /** This replica (its pod name). */
+  /** This process, distinct from every other candidate (see processIdentity). */
   identity: string;
   leaseDurationSeconds: number;
   /** A leader that has not renewed for this long steps down. */
@@ -15,6 +17,16 @@ export interface LeaderElectionOptions {
   logger: Logger;
   onStartedLeading: () => void;
   onStoppedLeading: () => void;
+}
+
+/**
+ * client-go's default holder identity, `<hostname>_<random>`: new for every process, so two
+ * operators on one host (or a pod restarted under the same name) are distinct holders, and a
+ * restarted process waits for the Lease its predecessor held to expire or be released like any
+ * other candidate instead of renewing it as its own.
+ */
+export function processIdentity(host: string = hostname()): string {
+  return `${host}_${randomUUID()}`;
 }
 
 /**
