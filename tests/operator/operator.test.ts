@@ -5,6 +5,7 @@ import type { Runtime } from '@quire/runtime';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeKubeApi, type FakeKubeApiServer } from '../support/kube-api';
 import type { JsonObject } from '../support/kube-api/types';
+import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
 import { startTestServer, uniqueName, type TestServer } from '../support/server';
 import {
   NS,
@@ -25,12 +26,19 @@ import {
 
 let server: TestServer;
 let kube: FakeKubeApiServer;
+let database: FreshDatabase;
 const operators: Runtime[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // A database of its own: /readyz waits for every tenant to be at this build's release, and other
+  // files make tenants with other apps (other releases) in the suite's database.
+  database = await freshDatabase();
+  server = await startTestServer({ databaseUrl: database.url });
+}, 60_000);
+afterAll(async () => {
+  await server.close();
+  await database.drop();
 });
-afterAll(() => server.close());
 
 beforeEach(async () => {
   kube = await startFakeKubeApi();
@@ -41,7 +49,7 @@ afterEach(async () => {
 });
 
 async function operator(identity = 'operator-0', env: Record<string, string> = {}): Promise<Runtime> {
-  const op = await startOperator(kube, { identity, env });
+  const op = await startOperator(kube, { identity, env, databaseUrl: database.url });
   operators.push(op);
   return op;
 }

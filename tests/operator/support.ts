@@ -20,16 +20,18 @@ export interface OperatorOptions {
   identity?: string;
   /** More OPERATOR_* settings. */
   env?: Record<string, string>;
+  /** Another database than the suite's. */
+  databaseUrl?: string;
 }
 
 /**
- * The environment `quire serve operator` reads in these tests: the suite's database, a kubeconfig
+ * The environment `quire serve operator` reads in these tests: the suite's database (or the given one), a kubeconfig
  * for the fake API server, short leader-election and backoff timings.
  */
 export function operatorEnv(kube: FakeKubeApiServer, options: OperatorOptions = {}): NodeJS.ProcessEnv {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-operator-'));
   return {
-    ...platformEnv(),
+    ...platformEnv(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     KUBECONFIG: writeKubeconfig(kube, dir, NS),
     OPERATOR_NAMESPACE: NS,
     OPERATOR_IDENTITY: options.identity ?? 'operator-0',
