@@ -18,6 +18,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     what: 'provisioning time at the first tenants and at BENCH_TENANTS (1,000), API memory and read p99 across them, quire migrate over all, Postgres catalog and backends',
   },
   webhooks: { file: './webhooks', what: 'deliveries per second of one webhooks process, and commit-to-attempt lag (needs Redis)' },
+  fairness: {
+    file: './fairness',
+    what: "a quiet tenant's 20-row lists alone, then while another tenant floods the same API process with heavy lists (48 connections)",
+  },
 };
 
 export {};

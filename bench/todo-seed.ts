@@ -36,16 +36,16 @@ export interface SeededTodos {
 }
 
 /**
- * A tenant `bench` with `rows` ToDos (one inserted through the document lifecycle, the rest copied
+ * A tenant (`bench` unless named) with `rows` ToDos (one inserted through the document lifecycle, the rest copied
  * from it in SQL: 100,000 API inserts would take minutes), an index on `modified` (the list orders by
  * it: both sides then read ~80 rows, not all), and the clerk with an API key and a password.
  */
-export async function seedTodos(env: NodeJS.ProcessEnv, rows: number): Promise<SeededTodos> {
+export async function seedTodos(env: NodeJS.ProcessEnv, rows: number, tenantName = 'bench'): Promise<SeededTodos> {
   const rt = await createRuntime({ config: loadRuntimeConfig({ ...process.env, ...env }), name: 'quire-bench' });
   try {
-    const tenant = await createTenant(rt.platform, { name: 'bench' });
-    const registered = rt.platform.tenants.get('bench');
-    if (!registered) throw new Error('tenant bench was not registered');
+    const tenant = await createTenant(rt.platform, { name: tenantName });
+    const registered = rt.platform.tenants.get(tenantName);
+    if (!registered) throw new Error(`tenant ${tenantName} was not registered`);
     const admin = makePrincipal('Administrator', ['Administrator', 'System Manager']);
     const ctx = await rt.platform.context(registered, admin);
     await insertDoc(ctx, 'User', { email: CLERK.email, first_name: 'Clerk', new_password: CLERK.password, roles: [{ role: 'System Manager' }] });
