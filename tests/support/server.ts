@@ -86,6 +86,8 @@ export interface ServerOptions {
   webhooks?: Partial<Pick<WebhooksConfig, 'allowNets' | 'retry' | 'sweepIntervalMs' | 'concurrency' | 'leaseMarginMs'>>;
   /** REDIS_URL (webhook wake-ups, realtime between processes) and the deployment's prefix there (servers that share one share it). */
   redis?: { url: string; prefix: string };
+  /** Fair admission per tenant (TENANT_MAX_CONNECTIONS, TENANT_QUEUE_LENGTH, TENANT_QUEUE_WAIT_MS); the defaults otherwise. */
+  admission?: { maxConnections?: number; queueLength?: number; queueWaitMs?: number };
   /** Serve the OAuth service in the same process (the `npm start` mode), with these settings. */
   auth?: true | Partial<Pick<AuthConfig, 'accessTokenTtl' | 'refreshTokenTtl' | 'codeTtl'>>;
 }
@@ -128,6 +130,9 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
         maxPageLength: options.maxPageLength ?? 1000,
         maxBodySize: '1mb',
         maxFileSize: options.maxFileSize ?? 1024 * 1024,
+        tenantMaxConnections: options.admission?.maxConnections,
+        tenantQueueLength: options.admission?.queueLength ?? 100,
+        tenantQueueWaitMs: options.admission?.queueWaitMs ?? 2000,
       },
       webhooks: {
         platform,

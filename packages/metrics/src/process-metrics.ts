@@ -41,6 +41,12 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * standard names, request durations by route template, the pool, caches and tenants. Services add
  * their own metrics to `registry`.
  */
+/** What the metrics read of fair admission (the shape of @quire/limits' TenantGateStats; metrics does not depend on limits). */
+export interface AdmissionStats {
+  readonly waiting: number;
+  readonly refused: Readonly<Record<string, number>>;
+}
+
 export class ProcessMetrics {
   readonly registry = new Registry();
   private readonly duration: FastHistogram<RequestLabels>;
@@ -167,6 +173,32 @@ export class ProcessMetrics {
         const stats = claims();
         this.inc({ result: 'taken' }, stats.taken);
         this.inc({ result: 'missed' }, stats.missed);
+      },
+    });
+  }
+
+  /**
+   * Fair admission (the API's TenantGate): `quire_tenant_throttled_total{reason}`, requests answered
+   * 429 instead of waiting (`queue_full`, `queue_timeout`; later limits add their own reasons), and
+   * `quire_requests_waiting`, requests waiting for their tenant's turn now.
+   */
+  watchAdmission(read: () => AdmissionStats): void {
+    new Counter({
+      name: 'quire_tenant_throttled_total',
+      help: 'Requests refused (429) to keep tenants from taking the process from each other, by reason',
+      labelNames: ['reason'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [reason, n] of Object.entries(read().refused)) this.inc({ reason }, n);
+      },
+    });
+    new Gauge({
+      name: 'quire_requests_waiting',
+      help: "Requests waiting for their tenant's turn in this process",
+      registers: [this.registry],
+      collect() {
+        this.set(read().waiting);
       },
     });
   }

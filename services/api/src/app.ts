@@ -9,6 +9,8 @@ import type { PlatformConfig } from '@quire/config';
 import type { ApiConfig } from './config';
 import { formDict } from './http/form-dict';
 import { parseSize } from './http/json-body';
+import type { TenantGate } from '@quire/limits';
+import { admitFairly } from './middleware/admission';
 import { cors } from './middleware/cors';
 import { csrf } from './middleware/csrf';
 import { authenticate } from './middleware/authenticate';
@@ -30,6 +32,8 @@ const apiV2: RequestHandler = (_req, res, next) => {
 
 export interface ApiAppOptions {
   platform: Platform;
+  /** Fair admission of each tenant's requests (middleware/admission.ts). */
+  gate: TenantGate;
   config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'maxFileSize'> & Pick<PlatformConfig, 'developerMode' | 'trustProxy'>;
   logger: Logger;
   /**
@@ -60,7 +64,7 @@ export const API_ROUTES: readonly string[] = [
 ];
 
 /**
- * The API service's request listener: request id -> tenant -> body -> caller -> route, and one
+ * The API service's request listener: request id -> tenant -> its turn -> body -> caller -> route, and one
  * error handler that renders Frappe's envelope. Routes are generic; none exists per DocType. The
  * express app serves every route; the reads and writes clients repeat most are dispatched before its
  * router (dispatch.ts), through the same middlewares and handlers.
@@ -70,7 +74,7 @@ export function createApiListener(options: ApiAppOptions): RequestListener {
   return dispatcher(app, hot, onError, parseSize(options.config.maxBodySize));
 }
 
-function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions): { app: Express; hot: HotRoute[]; onError: ErrorRequestHandler } {
+function createApiApp({ platform, gate, config, logger, before = [] }: ApiAppOptions): { app: Express; hot: HotRoute[]; onError: ErrorRequestHandler } {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -79,12 +83,14 @@ function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions):
   const settings = { maxPageLength: config.maxPageLength, sessionExpirySeconds: platform.sessionExpirySeconds, maxFileSize: config.maxFileSize };
   const methods = { platform, settings };
   const tenant = resolveTenant(platform);
+  const admit = admitFairly(gate);
   const caller = authenticate(platform, logger);
   app.use(requestId);
   // Set before anything can fail (an unknown site, a bad token): a v2 request's errors take v2's shape.
   app.use('/api/v2', apiV2);
   for (const handler of before) app.use(handler);
   app.use(tenant);
+  app.use(admit);
   app.use(cors);
   app.use(bodyParsers(config.maxBodySize, config.maxFileSize));
   app.use(caller);
@@ -112,6 +118,6 @@ function createApiApp({ platform, config, logger, before = [] }: ApiAppOptions):
   const onError = errorHandler({ developerMode: config.developerMode, logger });
   app.use(onError);
   // The files router has nothing to do with these; the dispatcher reads their JSON bodies itself.
-  const hot = hotResourceRoutes(methods, [requestId, tenant, cors, caller, csrf]);
+  const hot = hotResourceRoutes(methods, [requestId, tenant, admit, cors, caller, csrf]);
   return { app, hot, onError };
 }

@@ -18,6 +18,12 @@ const apiSettings = {
       .min(1)
       .default(25 * 1024 * 1024),
   ],
+  /** Quick requests one tenant may have in progress in a process at once (default half of DB_POOL_SIZE; slow ones: half the cores; server.ts). */
+  tenantMaxConnections: ['TENANT_MAX_CONNECTIONS', z.coerce.number().int().min(1).optional()],
+  /** Requests one tenant may have waiting for its turn in a process; more are answered 429 at once. */
+  tenantQueueLength: ['TENANT_QUEUE_LENGTH', z.coerce.number().int().min(0).default(100)],
+  /** How long a request may wait for its tenant's turn before it is answered 429 (and while its queue is this old, new ones are at once). */
+  tenantQueueWaitMs: ['TENANT_QUEUE_WAIT_MS', z.coerce.number().int().min(0).default(2000)],
 } as const satisfies Record<string, Setting>;
 
 export type ApiConfig = SettingsOf<typeof apiSettings> & { platform: PlatformConfig };

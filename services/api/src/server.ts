@@ -1,7 +1,9 @@
 import { listen, withOperations, type Listening, type ServiceOperations } from '@quire/http';
+import { TenantGate } from '@quire/limits';
 import { RouteTable } from '@quire/metrics';
 import type { Platform } from '@quire/tenancy';
 import type { ServerResponse } from 'node:http';
+import os from 'node:os';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { API_ROUTES, createApiListener } from './app';
@@ -10,6 +12,9 @@ import { authenticate } from './middleware/authenticate';
 import { attachRealtime } from './realtime/server';
 
 export type RunningServer = Listening;
+
+/** A request done within this counts as quick for fair admission (a read of one document, a page of a list). */
+const QUICK_REQUEST_MS = 5;
 
 /** Routers answered on the API's port before its own (the auth routes when one process runs both). */
 export interface MountedBefore {
@@ -26,6 +31,18 @@ export interface RealtimeSettings {
 }
 
 /**
+ * How many requests one tenant may have in progress: its share of the pool when they are quick,
+ * half the cores (at least 1) when they are slow. What one tenant's heavy requests take from the
+ * others is CPU, in Postgres and here, before it is connections: on 2 cores a flooding tenant
+ * allowed 5 heavy lists at once raised a quiet tenant's p99 42-fold, allowed 2 7-18-fold, allowed 1
+ * 2-fold (npm run bench -- fairness).
+ */
+export function tenantShares(poolSize: number, configured: number | undefined, cores: number = os.availableParallelism()): { quick: number; slow: number } {
+  const quick = configured ?? Math.max(1, Math.ceil(poolSize / 2));
+  return { quick, slow: Math.max(1, Math.min(quick, Math.floor(cores / 2))) };
+}
+
+/**
  * Starts the API service's HTTP server on `config.port` (0 picks a free port), with the realtime
  * endpoint (/socket.io) on the same port; rejects when the port cannot be bound.
  */
@@ -37,8 +54,20 @@ export async function startApiServer(
   before: MountedBefore = { handlers: [], routes: [] },
   realtime: RealtimeSettings = { prefix: 'quire' },
 ): Promise<RunningServer> {
+  const pool = config.platform.dbPoolSize;
+  const shares = tenantShares(pool, config.tenantMaxConnections);
+  const gate = new TenantGate({
+    maxActive: pool,
+    maxActivePerTenant: shares.quick,
+    minActivePerTenant: shares.slow,
+    costUnitMs: QUICK_REQUEST_MS,
+    maxQueuedPerTenant: config.tenantQueueLength,
+    maxWaitMs: config.tenantQueueWaitMs,
+  });
+  ops?.metrics.watchAdmission(() => gate.stats);
   const app = createApiListener({
     platform,
+    gate,
     config: { ...config, developerMode: config.platform.developerMode, trustProxy: config.platform.trustProxy },
     logger,
     before: before.handlers,
@@ -63,6 +92,7 @@ export async function startApiServer(
     close: async (timeoutMs?: number) => {
       await sockets.close();
       await listening.close(timeoutMs);
+      gate.close();
     },
   };
 }

@@ -1,0 +1,32 @@
+import { TooManyRequestsError } from '@quire/errors';
+import type { Refusal, TenantGate } from '@quire/limits';
+import type { NextFunction, Request, Response } from 'express';
+
+const MESSAGE: Readonly<Record<Refusal, string>> = {
+  queue_full: 'Too many requests for this site at once: try again in a moment',
+  queue_timeout: 'This site has more requests waiting than it can be served soon: try again in a moment',
+};
+
+/**
+ * Each request takes a slot of its tenant's share of the process (TenantGate) before anything that
+ * may reach the database, and gives it back when its answer is done or its client gone. A tenant
+ * over its share waits its turn; one whose queue is full or too old is answered 429 at once.
+ */
+export function admitFairly(gate: TenantGate) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    gate.enter(
+      res.locals.tenant.name,
+      (release) => {
+        // Admitted after waiting: its client may have gone meanwhile, and then 'close' has already
+        // been emitted. Its turn is given back unused.
+        if (res.closed || res.socket === null || res.socket.destroyed) {
+          release();
+          return;
+        }
+        res.once('close', release);
+        next();
+      },
+      (why) => next(new TooManyRequestsError(MESSAGE[why], { title: 'Too Many Requests', headers: { 'Retry-After': '1' } })),
+    );
+  };
+}
