@@ -51,11 +51,14 @@ function program(json: boolean): Command {
     .action((name: string, o: { yes: boolean }) => runCommand(quire, (rt) => tenantDrop(rt, name, o.yes)));
   tenant
     .command('set <name>')
-    .description("change a tenant's settings: its custom domains, its CORS origins, its public URL")
+    .description("change a tenant's settings: its custom domains, its CORS origins, its public URL, its rate limit")
     .option('--allow-cors <origin>', 'an origin allowed with credentials (* for any, "" for none; repeatable)', collect)
     .option('--domain <host>', 'the custom domains, replacing the current ones ("" for none; repeatable)', collect)
     .option('--host-name <url>', 'the public URL links in emails point at, e.g. https://erp.acme.com ("" for the primary host)')
-    .action((name: string, o: { allowCors?: string[]; domain?: string[]; hostName?: string }) => runCommand(quire, (rt) => tenantSet(rt, name, o)));
+    .option('--rate-limit <seconds/window>', "Frappe's site rate limit: seconds of request time per window, e.g. 60/3600 (0/3600 lifts it)")
+    .action((name: string, o: { allowCors?: string[]; domain?: string[]; hostName?: string; rateLimit?: string }) =>
+      runCommand(quire, (rt) => tenantSet(rt, name, o)),
+    );
 
   quire
     .command('user')

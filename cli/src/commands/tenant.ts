@@ -44,14 +44,15 @@ export async function tenantDrop(rt: Runtime, name: string, yes: boolean): Promi
   return { json: { dropped: name }, text: `Dropped tenant ${name}` };
 }
 
-/** `tenant set <name> [--allow-cors ORIGIN…] [--domain HOST…] [--host-name URL]`: the tenant's settings (`""` clears one). */
+/** `tenant set <name> [--allow-cors ORIGIN…] [--domain HOST…] [--host-name URL] [--rate-limit S/W]`: the tenant's settings (`""` clears one). */
 export async function tenantSet(
   rt: Runtime,
   name: string,
-  options: { allowCors?: string[] | undefined; domain?: string[] | undefined; hostName?: string | undefined },
+  options: { allowCors?: string[] | undefined; domain?: string[] | undefined; hostName?: string | undefined; rateLimit?: string | undefined },
 ): Promise<CommandResult> {
-  if (!options.allowCors && !options.domain && options.hostName === undefined)
-    throw new UsageError('Nothing to set: give --allow-cors, --domain and/or --host-name');
+  if (!options.allowCors && !options.domain && options.hostName === undefined && options.rateLimit === undefined) {
+    throw new UsageError('Nothing to set: give --allow-cors, --domain, --host-name and/or --rate-limit');
+  }
   const text: string[] = [];
   const json: { name: string; config?: TenantConfig; domains?: string[] } = { name };
   if (options.domain) {
@@ -67,10 +68,28 @@ export async function tenantSet(
     json.config = await updateTenantConfig(rt.platform, name, { allow_cors: origins });
     text.push(`Tenant ${name}: allow_cors = ${origins.length ? origins.join(', ') : '(none)'}`);
   }
+  if (options.rateLimit !== undefined) {
+    const limit = parseRateLimit(options.rateLimit);
+    json.config = await updateTenantConfig(rt.platform, name, { rate_limit: limit });
+    text.push(
+      limit
+        ? `Tenant ${name}: rate limit ${limit.limit} s of request time per ${limit.window} s (429 beyond, every API process counting)`
+        : `Tenant ${name}: no rate limit`,
+    );
+  }
   if (options.hostName !== undefined) {
     json.config = await updateTenantConfig(rt.platform, name, { host_name: options.hostName });
     const tenant = rt.platform.tenants.get(name);
     text.push(`Tenant ${name}: links in emails point at ${tenant ? rt.platform.siteUrl(tenant) : json.config.host_name}`);
   }
   return { json, text: text.join('\n') };
+}
+
+/** `<seconds>/<window>` (Frappe's rate_limit: seconds of request time per window); `0/…` lifts it (null). */
+export function parseRateLimit(text: string): { limit: number; window: number } | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+)\s*$/.exec(text);
+  if (!m) throw new UsageError(`--rate-limit takes <seconds>/<window seconds>, e.g. 60/3600 (0/3600 lifts it), not ${JSON.stringify(text)}`);
+  const limit = Number(m[1]);
+  const window = Number(m[2]);
+  return limit === 0 ? null : { limit, window };
 }

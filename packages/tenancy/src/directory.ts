@@ -1,4 +1,5 @@
 import type { Queryable } from '@quire/db';
+import type { SiteRateLimit } from '@quire/limits';
 
 export interface Tenant {
   readonly name: string;
@@ -19,6 +20,8 @@ export interface TenantConfig {
    * (Frappe's site_config `host_name`); without it, its primary host (Platform.siteUrl).
    */
   host_name?: string;
+  /** Frappe's site rate limit: `limit` seconds of request time per `window` seconds (429 beyond). */
+  rate_limit?: SiteRateLimit;
 }
 
 export interface DirectoryOptions {

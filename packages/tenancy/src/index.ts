@@ -8,6 +8,7 @@ export {
   tenantName,
   customDomains,
   publicOrigin,
+  type TenantConfigPatch,
   schemaOf,
   TENANT_NAME_RE,
   type CreateTenantInput,

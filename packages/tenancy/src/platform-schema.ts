@@ -1,5 +1,5 @@
 import type { Migration } from '@quire/db';
-import { createRateCountersTable } from '@quire/limits';
+import { createRateCountersTable, createRateWindowsTable } from '@quire/limits';
 import { createFilePurgesTable } from './file-purge';
 import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
 
@@ -114,6 +114,13 @@ export const platformMigrations: readonly Migration[] = [
     id: '0009_tenant_file_purges',
     async up(q) {
       await createFilePurgesTable(q);
+    },
+  },
+  {
+    /** Tenants' site rate-limit windows (request time), when no Redis holds them (@quire/limits, site-rate-limit.ts). */
+    id: '0010_rate_windows',
+    async up(q) {
+      await createRateWindowsTable(q);
     },
   },
 ];

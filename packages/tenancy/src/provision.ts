@@ -4,6 +4,7 @@ import { ident, pgErrorInfo, PG, publishInvalidation, type Queryable } from '@qu
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { deleteTenantEvents } from '@quire/webhooks';
 import { ADMINISTRATOR } from '@quire/permissions';
+import type { SiteRateLimit } from '@quire/limits';
 import { isHostHeader, normalizeHost, type TenantConfig } from './directory';
 import { filePurgePending, recordFilePurge } from './file-purge';
 import { installTenant, personalizeTenant } from './install';
@@ -177,10 +178,12 @@ export async function setTenantDomains(platform: Platform, name: string, domains
 }
 
 /** Changes a tenant's settings (e.g. `allow_cors`); every process picks them up at once. */
-export async function updateTenantConfig(platform: Platform, name: string, patch: Partial<TenantConfig>): Promise<TenantConfig> {
-  if (patch.host_name !== undefined && patch.host_name !== '') patch = { ...patch, host_name: publicOrigin(patch.host_name) };
+export async function updateTenantConfig(platform: Platform, name: string, patch: TenantConfigPatch): Promise<TenantConfig> {
+  if (patch.host_name !== undefined && patch.host_name !== null && patch.host_name !== '') patch = { ...patch, host_name: publicOrigin(patch.host_name) };
+  if (patch.rate_limit) checkRateLimit(patch.rate_limit);
   const config = await platform.db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ config: string }>(`UPDATE quire.tenants SET "config" = "config" || $2::jsonb WHERE "name" = $1 RETURNING "config"`, [
+    // A key patched to null is removed.
+    const { rows } = await tx.query<{ config: string }>(`UPDATE quire.tenants SET "config" = jsonb_strip_nulls("config" || $2::jsonb) WHERE "name" = $1 RETURNING "config"`, [
       name,
       JSON.stringify(patch),
     ]);
@@ -190,6 +193,15 @@ export async function updateTenantConfig(platform: Platform, name: string, patch
   });
   await platform.tenants.refreshOne(name);
   return config;
+}
+
+/** Changes to a tenant's settings: a key given null is removed. */
+export type TenantConfigPatch = { [K in keyof TenantConfig]?: TenantConfig[K] | null };
+
+function checkRateLimit(r: SiteRateLimit): void {
+  if (!(Number.isFinite(r.limit) && r.limit > 0 && Number.isFinite(r.window) && r.window >= 1 && r.window <= 86_400 * 31)) {
+    throw new ValidationError('rate_limit needs a limit above 0 seconds per a window of 1 second to 31 days');
+  }
 }
 
 /**

@@ -9,8 +9,9 @@ import type { PlatformConfig } from '@quire/config';
 import type { ApiConfig } from './config';
 import { formDict } from './http/form-dict';
 import { parseSize } from './http/json-body';
-import type { TenantGate } from '@quire/limits';
+import type { SiteRateLimiter, TenantGate } from '@quire/limits';
 import { admitFairly } from './middleware/admission';
+import { limitSiteRate } from './middleware/site-rate-limit';
 import { cors } from './middleware/cors';
 import { csrf } from './middleware/csrf';
 import { authenticate } from './middleware/authenticate';
@@ -34,6 +35,8 @@ export interface ApiAppOptions {
   platform: Platform;
   /** Fair admission of each tenant's requests (middleware/admission.ts). */
   gate: TenantGate;
+  /** Frappe's site rate limit, for tenants that set one (middleware/site-rate-limit.ts). */
+  siteRates: SiteRateLimiter;
   config: Pick<ApiConfig, 'maxPageLength' | 'maxBodySize' | 'maxFileSize'> & Pick<PlatformConfig, 'developerMode' | 'trustProxy'>;
   logger: Logger;
   /**
@@ -64,7 +67,7 @@ export const API_ROUTES: readonly string[] = [
 ];
 
 /**
- * The API service's request listener: request id -> tenant -> its turn -> body -> caller -> route, and one
+ * The API service's request listener: request id -> tenant -> its rate limit -> its turn -> body -> caller -> route, and one
  * error handler that renders Frappe's envelope. Routes are generic; none exists per DocType. The
  * express app serves every route; the reads and writes clients repeat most are dispatched before its
  * router (dispatch.ts), through the same middlewares and handlers.
@@ -74,7 +77,11 @@ export function createApiListener(options: ApiAppOptions): RequestListener {
   return dispatcher(app, hot, onError, parseSize(options.config.maxBodySize));
 }
 
-function createApiApp({ platform, gate, config, logger, before = [] }: ApiAppOptions): { app: Express; hot: HotRoute[]; onError: ErrorRequestHandler } {
+function createApiApp({ platform, gate, siteRates, config, logger, before = [] }: ApiAppOptions): {
+  app: Express;
+  hot: HotRoute[];
+  onError: ErrorRequestHandler;
+} {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -83,6 +90,7 @@ function createApiApp({ platform, gate, config, logger, before = [] }: ApiAppOpt
   const settings = { maxPageLength: config.maxPageLength, sessionExpirySeconds: platform.sessionExpirySeconds, maxFileSize: config.maxFileSize };
   const methods = { platform, settings };
   const tenant = resolveTenant(platform);
+  const rateLimit = limitSiteRate(siteRates);
   const admit = admitFairly(gate);
   const caller = authenticate(platform, logger);
   app.use(requestId);
@@ -90,6 +98,7 @@ function createApiApp({ platform, gate, config, logger, before = [] }: ApiAppOpt
   app.use('/api/v2', apiV2);
   for (const handler of before) app.use(handler);
   app.use(tenant);
+  app.use(rateLimit);
   app.use(admit);
   app.use(cors);
   app.use(bodyParsers(config.maxBodySize, config.maxFileSize));
@@ -118,6 +127,6 @@ function createApiApp({ platform, gate, config, logger, before = [] }: ApiAppOpt
   const onError = errorHandler({ developerMode: config.developerMode, logger });
   app.use(onError);
   // The files router has nothing to do with these; the dispatcher reads their JSON bodies itself.
-  const hot = hotResourceRoutes(methods, [requestId, tenant, admit, cors, caller, csrf]);
+  const hot = hotResourceRoutes(methods, [requestId, tenant, rateLimit, admit, cors, caller, csrf]);
   return { app, hot, onError };
 }

@@ -1,5 +1,6 @@
 import { listen, withOperations, type Listening, type ServiceOperations } from '@quire/http';
-import { TenantGate } from '@quire/limits';
+import { PostgresWindowStore, RedisWindowStore, SiteRateLimiter, TenantGate } from '@quire/limits';
+import { Redis } from 'ioredis';
 import { RouteTable } from '@quire/metrics';
 import type { Platform } from '@quire/tenancy';
 import type { ServerResponse } from 'node:http';
@@ -43,6 +44,31 @@ export function tenantShares(poolSize: number, configured: number | undefined, c
 }
 
 /**
+ * Where tenants' site rate-limit windows are counted across processes: Redis when REDIS_URL is set
+ * (pushed every 250 ms), else the platform database (every second). While the store cannot be
+ * reached each process counts only its own requests' time, and says so once.
+ */
+function siteRateLimiter(platform: Platform, realtime: RealtimeSettings, logger: Logger) {
+  const redis = realtime.redisUrl ? new Redis(realtime.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  redis?.on('error', () => {
+    // Reported by onStoreError when a sync fails; ioredis reconnects by itself.
+  });
+  const store = redis ? new RedisWindowStore(redis, realtime.prefix) : new PostgresWindowStore(platform.db);
+  const limiter = new SiteRateLimiter({
+    store,
+    syncMs: redis ? 250 : 1000,
+    onStoreError: (err) => logger.warn({ err }, 'site rate limits: the shared counts cannot be reached; each process counts its own until they can'),
+  });
+  return {
+    limiter,
+    async close() {
+      await limiter.close();
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/**
  * Starts the API service's HTTP server on `config.port` (0 picks a free port), with the realtime
  * endpoint (/socket.io) on the same port; rejects when the port cannot be bound.
  */
@@ -64,10 +90,12 @@ export async function startApiServer(
     maxQueuedPerTenant: config.tenantQueueLength,
     maxWaitMs: config.tenantQueueWaitMs,
   });
-  ops?.metrics.watchAdmission(() => gate.stats);
+  const siteRates = siteRateLimiter(platform, realtime, logger);
+  ops?.metrics.watchAdmission(() => ({ ...gate.stats, refused: { ...gate.stats.refused, rate_limit: siteRates.limiter.refused } }));
   const app = createApiListener({
     platform,
     gate,
+    siteRates: siteRates.limiter,
     config: { ...config, developerMode: config.platform.developerMode, trustProxy: config.platform.trustProxy },
     logger,
     before: before.handlers,
@@ -93,6 +121,7 @@ export async function startApiServer(
       await sockets.close();
       await listening.close(timeoutMs);
       gate.close();
+      await siteRates.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { TooManyRequestsError } from '@quire/errors';
 import type { Refusal, TenantGate } from '@quire/limits';
 import type { NextFunction, Request, Response } from 'express';
+import { refuseSoon } from './site-rate-limit';
 
 const MESSAGE: Readonly<Record<Refusal, string>> = {
   queue_full: 'Too many requests for this site at once: try again in a moment',
@@ -26,7 +27,7 @@ export function admitFairly(gate: TenantGate) {
         res.once('close', release);
         next();
       },
-      (why) => next(new TooManyRequestsError(MESSAGE[why], { title: 'Too Many Requests', headers: { 'Retry-After': '1' } })),
+      (why) => refuseSoon(next, new TooManyRequestsError(MESSAGE[why], { title: 'Too Many Requests', headers: { 'Retry-After': '1' } })),
     );
   };
 }
