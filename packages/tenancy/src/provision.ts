@@ -183,10 +183,10 @@ export async function updateTenantConfig(platform: Platform, name: string, patch
   if (patch.rate_limit) checkRateLimit(patch.rate_limit);
   const config = await platform.db.transaction(async (tx) => {
     // A key patched to null is removed.
-    const { rows } = await tx.query<{ config: string }>(`UPDATE quire.tenants SET "config" = jsonb_strip_nulls("config" || $2::jsonb) WHERE "name" = $1 RETURNING "config"`, [
-      name,
-      JSON.stringify(patch),
-    ]);
+    const { rows } = await tx.query<{ config: string }>(
+      `UPDATE quire.tenants SET "config" = jsonb_strip_nulls("config" || $2::jsonb) WHERE "name" = $1 RETURNING "config"`,
+      [name, JSON.stringify(patch)],
+    );
     if (!rows[0]) throw new DoesNotExistError(`Tenant ${name} not found`);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
     return (typeof rows[0].config === 'string' ? JSON.parse(rows[0].config) : rows[0].config) as TenantConfig;
