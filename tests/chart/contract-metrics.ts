@@ -16,6 +16,9 @@ export const CONTRACT_METRICS = {
   quire_ready: 'gauge',
   quire_tenant_spares_ready: 'gauge',
   quire_tenant_spare_claims_total: 'counter',
+  // api: fair admission and site rate limits (issue 27)
+  quire_tenant_throttled_total: 'counter',
+  quire_requests_waiting: 'gauge',
   // webhooks
   quire_webhook_deliveries_total: 'counter',
   quire_webhook_delivery_duration_seconds: 'histogram',
