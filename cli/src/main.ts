@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { migrate } from './commands/migrate';
 import { oauthClientCreate, oauthRotateKeys } from './commands/oauth';
 import { serve } from './commands/serve';
-import { tenantCreate, tenantDrop, tenantList, tenantSet } from './commands/tenant';
+import { tenantCreate, tenantDrop, tenantList, tenantResume, tenantSet, tenantSuspend } from './commands/tenant';
 import { keysGenerate, userCreate } from './commands/user';
 import { ping } from './commands/ping';
 import { print, printError, runCommand, UsageError } from './output';
@@ -49,6 +49,15 @@ function program(json: boolean): Command {
     .description('delete a tenant and all of its data')
     .option('--yes', 'confirm', false)
     .action((name: string, o: { yes: boolean }) => runCommand(quire, (rt) => tenantDrop(rt, name, o.yes)));
+  tenant
+    .command('suspend <name>')
+    .description('answer every request of a tenant 503 (with --read-only: only its writes), in every process within a second')
+    .option('--read-only', 'keep serving reads; writes are answered 503 InReadOnlyMode', false)
+    .action((name: string, o: { readOnly: boolean }) => runCommand(quire, (rt) => tenantSuspend(rt, name, o.readOnly)));
+  tenant
+    .command('resume <name>')
+    .description('serve a suspended or read-only tenant as usual again')
+    .action((name: string) => runCommand(quire, (rt) => tenantResume(rt, name)));
   tenant
     .command('set <name>')
     .description("change a tenant's settings: its custom domains, its CORS origins, its public URL, its rate limit")

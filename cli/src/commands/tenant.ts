@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createTenant, dropTenant, setTenantDomains, updateTenantConfig, type CreateTenantInput, type TenantConfig } from '@quire/tenancy';
+import { createTenant, dropTenant, setTenantDomains, setTenantStatus, updateTenantConfig, type CreateTenantInput, type TenantConfig } from '@quire/tenancy';
 import type { CommandResult } from '../output';
 import { UsageError } from '../output';
 import type { Runtime } from '@quire/runtime';
@@ -42,6 +42,22 @@ export async function tenantDrop(rt: Runtime, name: string, yes: boolean): Promi
   if (!yes) throw new UsageError(`Dropping ${name} deletes all of its data; add --yes to confirm`);
   await dropTenant(rt.platform, name);
   return { json: { dropped: name }, text: `Dropped tenant ${name}` };
+}
+
+/** `tenant suspend <name> [--read-only]`: every request of the tenant 503, or its writes only. */
+export async function tenantSuspend(rt: Runtime, name: string, readOnly: boolean): Promise<CommandResult> {
+  const status = readOnly ? 'read_only' : 'suspended';
+  await setTenantStatus(rt.platform, name, status);
+  return {
+    json: { name, status },
+    text: readOnly ? `Tenant ${name} is read-only: reads are served, writes answered 503` : `Tenant ${name} is suspended: every request answered 503`,
+  };
+}
+
+/** `tenant resume <name>`: served as usual again. */
+export async function tenantResume(rt: Runtime, name: string): Promise<CommandResult> {
+  await setTenantStatus(rt.platform, name, 'active');
+  return { json: { name, status: 'active' }, text: `Tenant ${name} is active again` };
 }
 
 /** `tenant set <name> [--allow-cors ORIGIN…] [--domain HOST…] [--host-name URL] [--rate-limit S/W]`: the tenant's settings (`""` clears one). */

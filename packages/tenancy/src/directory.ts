@@ -1,10 +1,16 @@
 import type { Queryable } from '@quire/db';
 import type { SiteRateLimit } from '@quire/limits';
 
+/**
+ * `active`; `suspended`: every request answered 503 (SessionStopped); `read_only`: reads served,
+ * writes answered 503 (InReadOnlyMode).
+ */
+export type TenantStatus = 'active' | 'suspended' | 'read_only';
+
 export interface Tenant {
   readonly name: string;
   readonly schema: string;
-  readonly status: 'active' | 'suspended';
+  readonly status: TenantStatus;
   /** Custom domains registered for the tenant (besides `<name>.<BASE_DOMAIN>`). */
   readonly domains: readonly string[];
   readonly metaVersion: number;
@@ -32,7 +38,7 @@ export interface DirectoryOptions {
 interface TenantRow {
   name: string;
   schema: string;
-  status: 'active' | 'suspended';
+  status: TenantStatus;
   meta_version: number | string;
   domains: string[] | null;
   config: TenantConfig | string | null;

@@ -1,8 +1,9 @@
 export { Platform, type PlatformOptions, type PublicUrl } from './platform';
-export { TenantDirectory, normalizeHost, isHostHeader, type Tenant, type TenantConfig, type DirectoryOptions } from './directory';
+export { TenantDirectory, normalizeHost, isHostHeader, type TenantStatus, type Tenant, type TenantConfig, type DirectoryOptions } from './directory';
 export {
   createTenant,
   dropTenant,
+  setTenantStatus,
   updateTenantConfig,
   setTenantDomains,
   tenantName,

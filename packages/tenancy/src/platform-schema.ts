@@ -123,4 +123,12 @@ export const platformMigrations: readonly Migration[] = [
       await createRateWindowsTable(q);
     },
   },
+  {
+    /** A tenant may also be read-only (reads served, writes refused): `quire tenant suspend --read-only`. */
+    id: '0011_tenant_read_only',
+    async up(q) {
+      await q.query(`ALTER TABLE quire.tenants DROP CONSTRAINT IF EXISTS tenants_status_check`);
+      await q.query(`ALTER TABLE quire.tenants ADD CONSTRAINT tenants_status_check CHECK ("status" IN ('active', 'suspended', 'read_only'))`);
+    },
+  },
 ];

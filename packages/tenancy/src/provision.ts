@@ -5,7 +5,7 @@ import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/
 import { deleteTenantEvents } from '@quire/webhooks';
 import { ADMINISTRATOR } from '@quire/permissions';
 import type { SiteRateLimit } from '@quire/limits';
-import { isHostHeader, normalizeHost, type TenantConfig } from './directory';
+import { isHostHeader, normalizeHost, type TenantConfig, type TenantStatus } from './directory';
 import { filePurgePending, recordFilePurge } from './file-purge';
 import { installTenant, personalizeTenant } from './install';
 import type { Platform } from './platform';
@@ -193,6 +193,19 @@ export async function updateTenantConfig(platform: Platform, name: string, patch
   });
   await platform.tenants.refreshOne(name);
   return config;
+}
+
+/**
+ * Suspends a tenant (every request 503), makes it read-only (writes 503), or makes it active again;
+ * every process follows within a second (the tenant's notification, else the periodic re-read).
+ */
+export async function setTenantStatus(platform: Platform, name: string, status: TenantStatus): Promise<void> {
+  await platform.db.transaction(async (tx) => {
+    const { rows } = await tx.query(`UPDATE quire.tenants SET "status" = $2 WHERE "name" = $1 RETURNING 1`, [name, status]);
+    if (!rows[0]) throw new DoesNotExistError(`Tenant ${name} not found`);
+    await publishInvalidation(tx, { topic: 'tenant', tenant: name });
+  });
+  await platform.tenants.refreshOne(name);
 }
 
 /** Changes to a tenant's settings: a key given null is removed. */

@@ -80,7 +80,7 @@ export async function identify(platform: Platform, caller: RequestHandler, names
   const site = req.headers['x-frappe-site-name'];
   const tenant = platform.tenants.resolve(typeof site === 'string' && site !== '' ? site : req.headers.host);
   if (!tenant || `/${tenant.name}` !== namespace) throw new HandshakeRefused('Invalid namespace');
-  if (tenant.status !== 'active') throw new HandshakeRefused('This site is suspended');
+  if (tenant.status === 'suspended') throw new HandshakeRefused('This site is suspended');
   if (!originAllowed(req, tenant)) throw new HandshakeRefused('Invalid origin');
   let principal: Principal;
   try {

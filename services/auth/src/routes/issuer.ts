@@ -13,8 +13,13 @@ import type { ProviderRegistry } from '../registry';
 export function resolveIssuer({ platform }: AuthContext, registry: ProviderRegistry): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const tenant = platform.tenants.resolve(req.host);
-    if (!tenant || tenant.status !== 'active') {
+    if (!tenant || tenant.status === 'suspended') {
       oauthError(res, 404, 'invalid_request', 'Unknown site');
+      return;
+    }
+    // A read-only site still shows its discovery document and keys; signing in and tokens write.
+    if (tenant.status === 'read_only' && req.method !== 'GET' && req.method !== 'HEAD') {
+      oauthError(res, 503, 'temporarily_unavailable', 'This site is read-only for now');
       return;
     }
     const origin = `${req.protocol}://${req.host}`;
