@@ -487,7 +487,7 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
     }
     const spec = openAPI.properties.spec;
     expect(spec.default).toEqual({});
-    expect(Object.keys(spec.properties).sort()).toEqual(['adminEmail', 'allowCorsOrigins', 'deletionPolicy', 'domains']);
+    expect(Object.keys(spec.properties).sort()).toEqual(['adminEmail', 'allowCorsOrigins', 'deletionPolicy', 'domains', 'readOnly', 'suspended']);
     expect(spec.properties.deletionPolicy).toMatchObject({ enum: ['Retain', 'Delete'], default: 'Retain' });
     for (const list of ['domains', 'allowCorsOrigins']) expect(spec.properties[list]).toMatchObject({ 'x-kubernetes-list-type': 'set', maxItems: 100 });
     const status = openAPI.properties.status;

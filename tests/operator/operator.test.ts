@@ -126,6 +126,26 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     expect(eventsFor(kube, name).map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'Ready']));
   });
 
+  it('spec.suspended and spec.readOnly suspend the tenant, make it read-only, and serve it again', async () => {
+    await operator();
+    const name = uniqueName('op');
+    applyTenant(kube, name);
+    await readyTenant(name);
+    const host = `${name}.localhost`;
+    const answers = (status: number) =>
+      eventually(`ping ${status}`, async () => ((await apiAt(server.port, host, '/api/method/ping')).status === status ? true : undefined));
+
+    specPatch(name, { suspended: true });
+    await answers(503);
+    expect(server.platform.tenants.get(name)?.status).toBe('suspended');
+    specPatch(name, { suspended: false, readOnly: true });
+    await answers(200);
+    await eventually('read-only', () => (server.platform.tenants.get(name)?.status === 'read_only' ? true : undefined));
+    specPatch(name, { readOnly: false });
+    await eventually('active', () => (server.platform.tenants.get(name)?.status === 'active' ? true : undefined));
+    expect(eventsFor(kube, name).map((e) => e.reason)).toEqual(expect.arrayContaining(['Suspended', 'ReadOnly', 'Resumed']));
+  });
+
   it('provisions ten Tenants applied at once, each answering within seconds', async () => {
     await operator();
     const names = Array.from({ length: 10 }, () => uniqueName('op'));

@@ -54,6 +54,10 @@ export const tenantSpecSchema = z.object({
     .max(100)
     .default([]),
   deletionPolicy: z.enum(['Retain', 'Delete']).default('Retain'),
+  /** Every request answered 503 (`quire tenant suspend`). */
+  suspended: z.boolean().default(false),
+  /** Reads served, writes answered 503 (`quire tenant suspend --read-only`); `suspended` wins. */
+  readOnly: z.boolean().default(false),
 });
 
 export type TenantSpec = z.output<typeof tenantSpecSchema>;

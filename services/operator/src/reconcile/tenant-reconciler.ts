@@ -2,7 +2,17 @@ import type { V1Ingress, V1OwnerReference, V1Secret } from '@kubernetes/client-n
 import type { ApiCredentials } from '@quire/documents';
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { ADMINISTRATOR } from '@quire/permissions';
-import { createTenant, customDomains, dropTenant, setTenantDomains, tenantName, updateTenantConfig, type Platform, type Tenant } from '@quire/tenancy';
+import {
+  createTenant,
+  customDomains,
+  dropTenant,
+  setTenantDomains,
+  setTenantStatus,
+  tenantName,
+  updateTenantConfig,
+  type Platform,
+  type Tenant,
+} from '@quire/tenancy';
 import type { Logger } from 'pino';
 import type { ClusterApi } from '../kube/cluster';
 import { describe, isConflict } from '../kube/errors';
@@ -69,6 +79,7 @@ export class TenantReconciler {
       return 'invalid';
     }
     await this.ensureCorsOrigins(current, schema.tenant, spec);
+    await this.ensureStatus(current, schema.tenant, spec);
     const domains = await this.ensureDomains(current, schema.tenant, spec);
     const tenant = this.deps.platform.tenants.get(name) ?? schema.tenant;
     await this.writeStatus(current, { ...schema, tenant }, domains);
@@ -248,6 +259,20 @@ export class TenantReconciler {
     if (sameSet(have, spec.allowCorsOrigins)) return;
     await updateTenantConfig(this.deps.platform, tenant.name, { allow_cors: spec.allowCorsOrigins });
     this.deps.events.normal(resource, 'CorsOriginsUpdated', 'Configure', `allow_cors = ${spec.allowCorsOrigins.join(', ') || '(none)'}`);
+  }
+
+  /** `spec.suspended` / `spec.readOnly` as the tenant's status, announced to every process. */
+  private async ensureStatus(resource: TenantResource, tenant: Tenant, spec: TenantSpec): Promise<void> {
+    const wanted = spec.suspended ? 'suspended' : spec.readOnly ? 'read_only' : 'active';
+    if (tenant.status === wanted) return;
+    await setTenantStatus(this.deps.platform, tenant.name, wanted);
+    const said = { suspended: 'suspended: every request answered 503', read_only: 'read-only: writes answered 503', active: 'active again' } as const;
+    this.deps.events.normal(
+      resource,
+      wanted === 'active' ? 'Resumed' : wanted === 'suspended' ? 'Suspended' : 'ReadOnly',
+      'Configure',
+      `Tenant ${tenant.name} is ${said[wanted]}`,
+    );
   }
 
   private async ensureDomains(resource: TenantResource, tenant: Tenant, spec: TenantSpec): Promise<ConditionInput> {
