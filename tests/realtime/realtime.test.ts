@@ -264,8 +264,10 @@ describe('realtime without Redis', () => {
       expect(await subscribe(socket, 'doctype_subscribe', 'ToDo')).toBe(true);
       const started = performance.now();
       await t.call('POST', '/api/resource/ToDo', { json: { description: 'over postgres' } });
-      await expect.poll(() => listed.length, { timeout: 1000, interval: 10 }).toBe(1);
-      expect(performance.now() - started).toBeLessThan(1000);
+      // Alone this takes tens of milliseconds; under the whole suite on two cores it once took over a
+      // second (presence and the event each cross a NOTIFY), so the bound is looser than Redis's.
+      await expect.poll(() => listed.length, { timeout: 3000, interval: 10 }).toBe(1);
+      expect(performance.now() - started).toBeLessThan(3000);
     } finally {
       await Promise.all([c.close(), d.close()]);
     }
