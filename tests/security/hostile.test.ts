@@ -253,17 +253,22 @@ async function pollingSession(headers: Record<string, string> = {}): Promise<{ s
 describe('Socket.IO keeps nothing for namespaces no tenant owns', () => {
   it('a Guest asking for thousands of made-up namespaces is refused each time and the process keeps none of them', async () => {
     const session = await pollingSession();
+    let refused = 0;
+    const ask = async (batches: number, round: string) => {
+      for (let batch = 0; batch < batches; batch++) {
+        const names = Array.from({ length: 1000 }, (_, i) => `/made-up-${round}-${batch}-${i}`);
+        expect(await session.send(names.map((n) => `40${n},`))).toBe(200);
+        refused += (await session.read()).split('\x1e').filter((p) => p.includes('Invalid namespace')).length;
+      }
+    };
+    // A first round settles what any such traffic allocates once (buffers, code, the heap's growth).
+    await ask(10, 'warm');
     const before = target.rssKiB();
-    const refused: string[] = [];
-    for (let batch = 0; batch < 20; batch++) {
-      const names = Array.from({ length: 1000 }, (_, i) => `/made-up-${batch}-${i}`);
-      expect(await session.send(names.map((n) => `40${n},`))).toBe(200);
-      refused.push(...(await session.read()).split('\x1e'));
-    }
-    expect(refused.filter((p) => p.includes('Invalid namespace')).length).toBe(20_000);
+    await ask(40, 'measured');
+    expect(refused).toBe(50_000);
     expect(await target.metric('quire_realtime_namespaces')).toBe(0);
-    // Kept, 20,000 namespaces grew the process by about 40 MiB (issue 25: 110 MiB for 60,000).
-    expect(target.rssKiB() - before).toBeLessThan(16 * 1024);
+    // Kept, 20,000 namespaces grew the process by about 40 MiB (issue 25: 110 MiB for 60,000): 40,000 would be 80.
+    expect(target.rssKiB() - before).toBeLessThan(24 * 1024);
     expect(target.alive()).toBe(true);
   });
 

@@ -1,4 +1,5 @@
 import type { Queryable } from '@quire/db';
+import { occasionalCleanup } from './cleanup';
 
 /** One counted hit: the hits in the key's current window, this one included, and when the window ends. */
 export interface Hit {
@@ -37,9 +38,11 @@ const SWEEP_EVERY_MS = 60_000;
  * are rare next to reads; ended windows are deleted about once a minute per process.
  */
 export class PostgresRateCounter implements RateCounter {
-  private lastSweep = Date.now();
+  private readonly sweep: () => void;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(private readonly db: Queryable) {
+    this.sweep = occasionalCleanup(db, `DELETE FROM ${RATE_COUNTERS_TABLE} WHERE "window_ends" < now()`, SWEEP_EVERY_MS);
+  }
 
   async hit(key: string, windowSeconds: number): Promise<Hit> {
     const { rows } = await this.db.query<{ hits: number; reset: number }>(
@@ -53,14 +56,5 @@ export class PostgresRateCounter implements RateCounter {
     this.sweep();
     const row = rows[0] ?? { hits: 1, reset: windowSeconds };
     return { count: row.hits, resetSeconds: Math.max(1, Math.ceil(row.reset)) };
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
-    this.lastSweep = now;
-    this.db.query(`DELETE FROM ${RATE_COUNTERS_TABLE} WHERE "window_ends" < now()`).catch(() => {
-      // The next sweep tries again; an ended window left behind is reset by its next hit anyway.
-    });
   }
 }

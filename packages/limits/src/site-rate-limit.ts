@@ -1,4 +1,5 @@
 import type { Queryable } from '@quire/db';
+import { occasionalCleanup } from './cleanup';
 
 /**
  * Frappe's site rate limit (frappe/rate_limiter.py), per tenant: a budget of request *time* (the
@@ -203,9 +204,11 @@ export async function createRateWindowsTable(q: Queryable): Promise<void> {
 
 /** Windows in the platform database: one statement per sync for every window pushed, one to read. */
 export class PostgresWindowStore implements WindowStore {
-  private lastSweep = 0;
+  private readonly sweep: () => void;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(private readonly db: Queryable) {
+    this.sweep = occasionalCleanup(db, `DELETE FROM ${RATE_WINDOWS_TABLE} WHERE "expires_at" < now()`, 60_000);
+  }
 
   async add(entries: readonly WindowEntry[]): Promise<number[]> {
     const { rows } = await this.db.query<{ key: string; micros: number | string }>(
@@ -227,15 +230,6 @@ export class PostgresWindowStore implements WindowStore {
     );
     const totals = new Map(rows.map((r) => [r.key, Number(r.micros)]));
     return keys.map((k) => totals.get(k) ?? 0);
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    if (now - this.lastSweep < 60_000) return;
-    this.lastSweep = now;
-    this.db.query(`DELETE FROM ${RATE_WINDOWS_TABLE} WHERE "expires_at" < now()`).catch(() => {
-      // Tried again at the next sweep; an expired window is never read again (its key names an ended window).
-    });
   }
 }
 

@@ -1,6 +1,7 @@
 import { TooManyRequestsError } from '@quire/errors';
 import type { Refusal, TenantGate } from '@quire/limits';
 import type { NextFunction, Request, Response } from 'express';
+import { whenAnswered } from '../http/answered';
 import { refuseSoon } from './site-rate-limit';
 
 const MESSAGE: Readonly<Record<Refusal, string>> = {
@@ -10,7 +11,8 @@ const MESSAGE: Readonly<Record<Refusal, string>> = {
 
 /**
  * Each request takes a slot of its tenant's share of the process (TenantGate) before anything that
- * may reach the database, and gives it back when its answer is done or its client gone. A tenant
+ * may reach the database, and gives it back when its answer is handed over (a file a slow client
+ * reads holds no turn) or its client gone. A tenant
  * over its share waits its turn; one whose queue is full or too old is answered 429 at once.
  */
 export function admitFairly(gate: TenantGate) {
@@ -24,7 +26,7 @@ export function admitFairly(gate: TenantGate) {
           release();
           return;
         }
-        res.once('close', release);
+        whenAnswered(res, release);
         next();
       },
       (why) => refuseSoon(next, new TooManyRequestsError(MESSAGE[why], { title: 'Too Many Requests', headers: { 'Retry-After': '1' } })),

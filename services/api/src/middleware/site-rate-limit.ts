@@ -1,6 +1,7 @@
 import { TooManyRequestsError } from '@quire/errors';
 import type { SiteRateLimiter } from '@quire/limits';
 import type { NextFunction, Request, Response } from 'express';
+import { whenAnswered } from '../http/answered';
 
 /**
  * Frappe's site rate limit (frappe/rate_limiter.py), for tenants whose config sets `rate_limit`:
@@ -39,7 +40,7 @@ export function limitSiteRate(limiter: SiteRateLimiter) {
       return writeHead(...args);
     }) as Response['writeHead'];
     const done = limiter.begin(tenant.name, setting);
-    res.once('close', () => done((performance.now() - started) * 1000));
+    whenAnswered(res, () => done((performance.now() - started) * 1000));
     next();
   };
 }
