@@ -267,8 +267,10 @@ describe('Socket.IO keeps nothing for namespaces no tenant owns', () => {
     await ask(40, 'measured');
     expect(refused).toBe(50_000);
     expect(await target.metric('quire_realtime_namespaces')).toBe(0);
-    // Kept, 20,000 namespaces grew the process by about 40 MiB (issue 25: 110 MiB for 60,000): 40,000 would be 80.
-    expect(target.rssKiB() - before).toBeLessThan(24 * 1024);
+    // Kept, 40,000 namespaces grow the process by about 77 MiB (issue 25: 110 MiB for 60,000). Not kept, the
+    // resident size still moves with the allocator (up to 26 MiB seen on Node 24 under the whole suite), so the
+    // bound sits between the two; the namespace count above is the exact check.
+    expect(target.rssKiB() - before).toBeLessThan(48 * 1024);
     expect(target.alive()).toBe(true);
   });
 
