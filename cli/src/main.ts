@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { migrate } from './commands/migrate';
 import { oauthClientCreate, oauthRotateKeys } from './commands/oauth';
 import { serve } from './commands/serve';
-import { tenantCreate, tenantDrop, tenantList, tenantResume, tenantSet, tenantSuspend } from './commands/tenant';
+import { tenantCreate, tenantDrop, tenantList, tenantResume, tenantSet, tenantSuspend, tenantUsage } from './commands/tenant';
 import { keysGenerate, userCreate } from './commands/user';
 import { ping } from './commands/ping';
 import { print, printError, runCommand, UsageError } from './output';
@@ -37,8 +37,9 @@ function program(json: boolean): Command {
     .option('--domain <host>', 'a custom domain (repeatable)', collect, [])
     .option('--admin-password <password>', "the Administrator's login password (default: a random one, printed once)")
     .option('--admin-email <email>', "the Administrator's email (default admin@example.com)")
-    .action((name: string, o: { domain: string[]; adminPassword?: string; adminEmail?: string }) =>
-      runCommand(quire, (rt) => tenantCreate(rt, name, { domains: o.domain, adminPassword: o.adminPassword, adminEmail: o.adminEmail })),
+    .option('--plan <name>', 'its plan, one of QUIRE_PLANS (default: the default plan)')
+    .action((name: string, o: { domain: string[]; adminPassword?: string; adminEmail?: string; plan?: string }) =>
+      runCommand(quire, (rt) => tenantCreate(rt, name, { domains: o.domain, adminPassword: o.adminPassword, adminEmail: o.adminEmail, plan: o.plan })),
     );
   tenant
     .command('list')
@@ -60,14 +61,20 @@ function program(json: boolean): Command {
     .action((name: string) => runCommand(quire, (rt) => tenantResume(rt, name)));
   tenant
     .command('set <name>')
-    .description("change a tenant's settings: its custom domains, its CORS origins, its public URL, its rate limit")
+    .description("change a tenant's settings: its custom domains, its CORS origins, its public URL, its rate limit, its plan")
     .option('--allow-cors <origin>', 'an origin allowed with credentials (* for any, "" for none; repeatable)', collect)
     .option('--domain <host>', 'the custom domains, replacing the current ones ("" for none; repeatable)', collect)
     .option('--host-name <url>', 'the public URL links in emails point at, e.g. https://erp.acme.com ("" for the primary host)')
-    .option('--rate-limit <seconds/window>', "Frappe's site rate limit: seconds of request time per window, e.g. 60/3600 (0/3600 lifts it)")
-    .action((name: string, o: { allowCors?: string[]; domain?: string[]; hostName?: string; rateLimit?: string }) =>
+    .option('--rate-limit <seconds/window>', "Frappe's site rate limit: seconds of request time per window, e.g. 60/3600, over its plan's (0/3600: its plan's again)")
+    .option('--plan <name>', 'its plan, one of QUIRE_PLANS ("" for the default plan)')
+    .action((name: string, o: { allowCors?: string[]; domain?: string[]; hostName?: string; rateLimit?: string; plan?: string }) =>
       runCommand(quire, (rt) => tenantSet(rt, name, o)),
     );
+  tenant
+    .command('usage [names...]')
+    .description('what tenants used (requests, request and database time: today, 30 days) and keep (database, files, users), against their plans')
+    .option('--measure', 'measure what they keep now instead of showing the last measure', false)
+    .action((names: string[], o: { measure: boolean }) => runCommand(quire, (rt) => tenantUsage(rt, names, o.measure)));
 
   quire
     .command('user')

@@ -188,6 +188,7 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, log
       metaCache: { maxTenants: p.metaCacheTenants, idleMs: p.metaCacheIdleSeconds * 1000 },
       sessionExpirySeconds: p.sessionExpirySeconds,
       holdsFiles,
+      plans: p.plans,
       publicUrl: {
         scheme: p.publicUrlScheme ?? (p.production ? 'https' : 'http'),
         // In development the API's own port is how a browser on this machine reaches it.

@@ -13,6 +13,8 @@ export const CONTRACT_METRICS = {
   quire_cache_requests_total: 'counter',
   quire_tenants: 'gauge',
   quire_tenant_requests_total: 'counter', // only with METRICS_TENANT_LABEL=true
+  quire_tenant_request_seconds_total: 'counter', // api, only with METRICS_TENANT_LABEL=true (issue 27)
+  quire_tenant_database_seconds_total: 'counter', // api, only with METRICS_TENANT_LABEL=true (issue 27)
   quire_ready: 'gauge',
   quire_tenant_spares_ready: 'gauge',
   quire_tenant_spare_claims_total: 'counter',

@@ -1,15 +1,32 @@
 import { randomBytes } from 'node:crypto';
-import { createTenant, dropTenant, setTenantDomains, setTenantStatus, updateTenantConfig, type CreateTenantInput, type TenantConfig } from '@quire/tenancy';
+import {
+  createTenant,
+  dropTenant,
+  formatBytes,
+  measureTenants,
+  readUsage,
+  setTenantDomains,
+  setTenantStatus,
+  updateTenantConfig,
+  type CreateTenantInput,
+  type TenantConfig,
+} from '@quire/tenancy';
 import type { CommandResult } from '../output';
 import { UsageError } from '../output';
 import type { Runtime } from '@quire/runtime';
 
-export async function tenantCreate(rt: Runtime, name: string, options: Omit<CreateTenantInput, 'name'>): Promise<CommandResult> {
+export async function tenantCreate(rt: Runtime, name: string, options: Omit<CreateTenantInput, 'name'> & { plan?: string | undefined }): Promise<CommandResult> {
+  const { plan, ...input } = options;
+  // An unknown plan is refused before anything is made.
+  if (plan) rt.platform.plans.check(plan);
   // Without a password nobody can sign in to the new tenant's desk: a random one (144 bits), printed once as the API secret is.
   const generated = options.adminPassword ? undefined : randomBytes(18).toString('base64url');
-  const t = await createTenant(rt.platform, { name, ...options, adminPassword: options.adminPassword || generated });
+  const t = await createTenant(rt.platform, { name, ...input, adminPassword: input.adminPassword || generated });
+  if (plan) await updateTenantConfig(rt.platform, t.name, { plan });
+  const made = rt.platform.tenants.get(t.name);
+  const planName = made ? rt.platform.limitsOf(made).plan : plan;
   const text = [
-    `Created tenant ${t.name} (schema ${t.schema})`,
+    `Created tenant ${t.name} (schema ${t.schema})${planName ? `, plan ${planName}` : ''}`,
     `Hosts: ${t.hosts.join(', ')}`,
     `Administrator API key: ${t.api_key}`,
     `Administrator API secret: ${t.api_secret}   (shown once; only its hash is stored)`,
@@ -21,6 +38,7 @@ export async function tenantCreate(rt: Runtime, name: string, options: Omit<Crea
       name: t.name,
       schema: t.schema,
       hosts: t.hosts,
+      plan: planName ?? null,
       api_key: t.api_key,
       api_secret: t.api_secret,
       ...(generated && { admin_password: generated }),
@@ -31,10 +49,16 @@ export async function tenantCreate(rt: Runtime, name: string, options: Omit<Crea
 
 export async function tenantList(rt: Runtime): Promise<CommandResult> {
   await rt.platform.tenants.refresh();
-  const tenants = rt.platform.tenants.list().map((t) => ({ name: t.name, schema: t.schema, status: t.status, hosts: rt.platform.tenants.hostsOf(t) }));
+  const tenants = rt.platform.tenants.list().map((t) => ({
+    name: t.name,
+    schema: t.schema,
+    status: t.status,
+    plan: rt.platform.limitsOf(t).plan ?? null,
+    hosts: rt.platform.tenants.hostsOf(t),
+  }));
   return {
     json: { tenants },
-    text: tenants.length ? tenants.map((t) => `${t.name}\t${t.status}\t${t.hosts.join(', ')}`).join('\n') : 'No tenants yet.',
+    text: tenants.length ? tenants.map((t) => `${t.name}\t${t.status}\t${t.plan ?? '-'}\t${t.hosts.join(', ')}`).join('\n') : 'No tenants yet.',
   };
 }
 
@@ -60,14 +84,14 @@ export async function tenantResume(rt: Runtime, name: string): Promise<CommandRe
   return { json: { name, status: 'active' }, text: `Tenant ${name} is active again` };
 }
 
-/** `tenant set <name> [--allow-cors ORIGIN…] [--domain HOST…] [--host-name URL] [--rate-limit S/W]`: the tenant's settings (`""` clears one). */
+/** `tenant set <name> [--allow-cors ORIGIN…] [--domain HOST…] [--host-name URL] [--rate-limit S/W] [--plan NAME]`: the tenant's settings (`""` clears one). */
 export async function tenantSet(
   rt: Runtime,
   name: string,
-  options: { allowCors?: string[] | undefined; domain?: string[] | undefined; hostName?: string | undefined; rateLimit?: string | undefined },
+  options: { allowCors?: string[] | undefined; domain?: string[] | undefined; hostName?: string | undefined; rateLimit?: string | undefined; plan?: string | undefined },
 ): Promise<CommandResult> {
-  if (!options.allowCors && !options.domain && options.hostName === undefined && options.rateLimit === undefined) {
-    throw new UsageError('Nothing to set: give --allow-cors, --domain, --host-name and/or --rate-limit');
+  if (!options.allowCors && !options.domain && options.hostName === undefined && options.rateLimit === undefined && options.plan === undefined) {
+    throw new UsageError('Nothing to set: give --allow-cors, --domain, --host-name, --rate-limit and/or --plan');
   }
   const text: string[] = [];
   const json: { name: string; config?: TenantConfig; domains?: string[] } = { name };
@@ -93,6 +117,12 @@ export async function tenantSet(
         : `Tenant ${name}: no rate limit`,
     );
   }
+  if (options.plan !== undefined) {
+    json.config = await updateTenantConfig(rt.platform, name, { plan: options.plan === '' ? null : options.plan });
+    const tenant = rt.platform.tenants.get(name);
+    const plan = tenant ? rt.platform.limitsOf(tenant).plan : undefined;
+    text.push(`Tenant ${name}: plan ${plan ?? '(none: nothing limited)'}${options.plan === '' ? ' (the default)' : ''}`);
+  }
   if (options.hostName !== undefined) {
     json.config = await updateTenantConfig(rt.platform, name, { host_name: options.hostName });
     const tenant = rt.platform.tenants.get(name);
@@ -108,4 +138,44 @@ export function parseRateLimit(text: string): { limit: number; window: number } 
   const limit = Number(m[1]);
   const window = Number(m[2]);
   return limit === 0 ? null : { limit, window };
+}
+
+/** `tenant usage [name…] [--measure]`: what tenants used today and over 30 days, what they keep, against their plans. */
+export async function tenantUsage(rt: Runtime, names: readonly string[], measure: boolean): Promise<CommandResult> {
+  await rt.platform.tenants.refresh();
+  for (const n of names) if (!rt.platform.tenants.get(n)) throw new UsageError(`No tenant named ${n}`);
+  if (measure) {
+    const chosen = names.length ? names.map((n) => rt.platform.tenants.get(n)).filter((t) => t !== undefined) : rt.platform.tenants.list();
+    await measureTenants(rt.platform.db, chosen);
+  }
+  const usage = await readUsage(rt.platform.db, names);
+  const tenants = usage.map((u) => {
+    const tenant = rt.platform.tenants.get(u.tenant);
+    const limits = tenant ? rt.platform.limitsOf(tenant) : undefined;
+    return {
+      name: u.tenant,
+      plan: limits?.plan ?? null,
+      ...u,
+      limits: {
+        rateLimit: limits?.rateLimit ?? null,
+        maxConnections: limits?.maxConnections ?? null,
+        databaseBytes: limits?.databaseBytes ?? null,
+        fileBytes: limits?.fileBytes ?? null,
+        users: limits?.users ?? null,
+        maxPageLength: limits?.maxPageLength ?? null,
+        statementTimeoutMs: limits?.statementTimeoutMs ?? null,
+      },
+    };
+  });
+  const of = (used: number | null, limit: number | null, show: (n: number) => string): string =>
+    used === null ? 'not measured yet' : limit === null ? show(used) : `${show(used)} of ${show(limit)}`;
+  const text = tenants.map((t) =>
+    [
+      `${t.name} (plan ${t.plan ?? '-'})`,
+      `  today ${t.today.day}: ${t.today.requests} requests, ${t.today.requestSeconds} s of request time, ${t.today.dbSeconds} s on the database`,
+      `  last 30 days: ${t.last30Days.requests} requests, ${t.last30Days.requestSeconds} s, ${t.last30Days.dbSeconds} s on the database`,
+      `  database ${of(t.databaseBytes, t.limits.databaseBytes, formatBytes)}; files ${of(t.fileBytes, t.limits.fileBytes, formatBytes)}; users ${of(t.users, t.limits.users, String)}${t.measuredAt ? ` (measured ${t.measuredAt})` : ''}`,
+    ].join('\n'),
+  );
+  return { json: { tenants: tenants.map(({ tenant: _t, ...rest }) => rest) }, text: text.length ? text.join('\n') : 'No tenants yet.' };
 }

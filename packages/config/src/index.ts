@@ -1,5 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { plansSetting } from './plans';
+
+export { parseByteSize, planCatalogSchema, planSchema, plansSetting, type Plan, type PlanCatalog } from './plans';
 
 /**
  * One setting: the environment variable it is read from, and its schema (parsing, default, checks,
@@ -93,6 +96,12 @@ const platformSettings = {
   metaCacheTenants: ['META_CACHE_TENANTS', z.coerce.number().int().min(1).default(10_000)],
   /** A tenant's metadata unused this long is dropped (0: kept until evicted by count). */
   metaCacheIdleSeconds: ['META_CACHE_IDLE_SECONDS', z.coerce.number().int().min(0).default(1800)],
+  /** Plans: named bundles of per-tenant limits (JSON; see plans.ts). */
+  plans: ['QUIRE_PLANS', plansSetting],
+  /** How often each API process adds its tenants' request counts and times to the platform's usage table. */
+  usageFlushMs: ['USAGE_FLUSH_MS', z.coerce.number().int().min(100).max(3_600_000).default(10_000)],
+  /** How often tenants' database size, file storage and users are measured (one process at a time). */
+  usageMeasureMs: ['USAGE_MEASURE_MS', z.coerce.number().int().min(100).max(86_400_000).default(300_000)],
   /** Tenant schemas kept ready ahead of provisioning (default 2 on Postgres, 0 on the embedded database). */
   tenantSpares: ['TENANT_SPARES', z.coerce.number().int().min(0).max(100).optional()],
   /** Seconds a login session lives without activity (Frappe's session_expiry, 170 h). */

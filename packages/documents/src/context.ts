@@ -1,5 +1,5 @@
 import type { SecretBox } from '@quire/auth';
-import type { ChangeNotifier, Executor } from '@quire/db';
+import type { ChangeNotifier, Executor, Queryable } from '@quire/db';
 import type { TenantMeta, TenantRef } from '@quire/meta';
 import type { Principal } from '@quire/permissions';
 import type { ControllerRegistry } from './controllers';
@@ -21,6 +21,16 @@ export interface DocContext {
   files: FileStore;
   /** Encrypts Password fields' values (reversibly) for `__Auth`. */
   secrets: SecretBox;
+  /** What the tenant's plan still allows (database size, users, file storage); absent, nothing is limited. */
+  quota?: WriteQuota | undefined;
+}
+
+/** A tenant's plan, asked before it grows: each call throws QuotaExceededError when the plan allows no more. */
+export interface WriteQuota {
+  /** Before a document is inserted; `byCaller` when the caller asked for it, not the platform's own bookkeeping (a Version, a log). */
+  beforeInsert(q: Queryable, doctype: string, byCaller: boolean): Promise<void>;
+  /** Before an upload of `bytes` is stored. */
+  beforeStoring(q: Queryable, bytes: number): Promise<void>;
 }
 
 /** Storage for uploaded files (local disk by default; a cloud store implements the same three calls). */

@@ -1,4 +1,4 @@
-export type { DocContext, DocData, WriteFlags, ChangeNotifier, FileStore } from './context';
+export type { DocContext, DocData, WriteFlags, ChangeNotifier, FileStore, WriteQuota } from './context';
 export { newChildRow } from './values';
 export { ControllerRegistry, HOOKS, type DocController, type Hook, type HookArgs, type HookName } from './controllers';
 export { getDoc, docExists, insertDoc, updateDoc, deleteDoc, canRead } from './lifecycle';

@@ -116,6 +116,7 @@ async function insertIn(ctx: DocContext, tx: Transaction, meta: Meta, input: Doc
     if (action === 'submit') checkPermission(meta, principal, 'submit');
     resetUnwritableFields(ctx, meta, doc, undefined);
   }
+  await ctx.quota?.beforeInsert(tx, meta.name, !flags.ignorePermissions);
   const now = nowDatetime();
   if (flags.keepTimestamps) {
     doc.owner = input.owner ?? principal.user;

@@ -106,6 +106,8 @@ export const DataTooLongException = define('DataTooLongException', 417, Validati
 export const InReadOnlyMode = define('InReadOnlyMode', 503, ValidationError);
 /** A method's own limit (Frappe's `@rate_limit`), as opposed to the site's request-time budget (TooManyRequestsError). */
 export const RateLimitExceededError = define('RateLimitExceededError', 429, ValidationError);
+/** A tenant's plan allows no more of something (database size, file storage, users): Quire's, a ValidationError as Frappe's limits were. */
+export const QuotaExceededError = define('QuotaExceededError', 417, ValidationError);
 
 /** Anything that is not a FrappeError: Frappe reports the Python class; we report a generic one. */
 export const InternalServerError = define('Exception', 500);

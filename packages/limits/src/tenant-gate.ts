@@ -43,6 +43,8 @@ interface Waiter {
 
 interface TenantLane {
   active: number;
+  /** Its share: requests in progress at once when they are quick (its plan's, else maxActivePerTenant). */
+  share: number;
   /** Its requests' recent time in progress (ms, exponentially weighted). */
   costMs: number;
   /** How many it may have in progress, from costMs. */
@@ -103,9 +105,10 @@ export class TenantGate {
   /**
    * Admits a request of `tenant`: `admit` is called (at once, or when its turn comes) with the
    * release to call when it is done; `refuse` when it may not wait. Exactly one of them is called.
+   * `share`, when given, is the tenant's own share in place of `maxActivePerTenant` (its plan's).
    */
-  enter(tenant: string, admit: (release: Release) => void, refuse: (why: Refusal) => void): void {
-    const lane = this.laneOf(tenant);
+  enter(tenant: string, admit: (release: Release) => void, refuse: (why: Refusal) => void, share?: number): void {
+    const lane = this.laneOf(tenant, share ?? this.options.maxActivePerTenant);
     const queued = lane.waiting.length - lane.head;
     if (queued === 0 && this.active < this.options.maxActive && lane.active < lane.allowed) {
       admit(this.take(tenant, lane));
@@ -143,21 +146,25 @@ export class TenantGate {
     }
   }
 
-  private laneOf(tenant: string): TenantLane {
+  private laneOf(tenant: string, share: number): TenantLane {
     let lane = this.lanes.get(tenant);
     if (!lane) {
       // A tenant the process has not seen lately starts from what it cost when last seen.
       const costMs = this.recentCosts.get(tenant) ?? 0;
-      this.lanes.set(tenant, (lane = { active: 0, costMs, allowed: this.allowedFor(costMs), waiting: [], head: 0 }));
+      this.lanes.set(tenant, (lane = { active: 0, share, costMs, allowed: this.allowedFor(costMs, share), waiting: [], head: 0 }));
+    } else if (lane.share !== share) {
+      // Its plan changed.
+      lane.share = share;
+      lane.allowed = this.allowedFor(lane.costMs, share);
     }
     return lane;
   }
 
-  /** As many requests in progress as fit the tenant's budget of request time, within the floor and the share. */
-  private allowedFor(costMs: number): number {
-    const { maxActivePerTenant, minActivePerTenant, costUnitMs } = this.options;
-    const fit = Math.floor((maxActivePerTenant * costUnitMs) / Math.max(costMs, costUnitMs));
-    return Math.max(Math.min(minActivePerTenant, maxActivePerTenant), Math.min(maxActivePerTenant, fit));
+  /** As many requests in progress as fit the tenant's budget of request time, within the floor and its share. */
+  private allowedFor(costMs: number, share: number): number {
+    const { minActivePerTenant, costUnitMs } = this.options;
+    const fit = Math.floor((share * costUnitMs) / Math.max(costMs, costUnitMs));
+    return Math.max(Math.min(minActivePerTenant, share), Math.min(share, fit));
   }
 
   private take(tenant: string, lane: TenantLane): Release {
@@ -171,7 +178,7 @@ export class TenantGate {
       this.active--;
       lane.active--;
       lane.costMs += COST_WEIGHT * (performance.now() - started - lane.costMs);
-      lane.allowed = this.allowedFor(lane.costMs);
+      lane.allowed = this.allowedFor(lane.costMs, lane.share);
       this.dispatch();
       this.forgetIfIdle(tenant, lane);
     };

@@ -53,6 +53,7 @@ export class ProcessMetrics {
   /** Requests being served: a plain count, read into the gauge at scrape time (no metric call per request). */
   private inFlightNow = 0;
   private readonly tenantRequests: Counter<'tenant'> | undefined;
+  private readonly tenantUsage: { request: Counter<'tenant'>; database: Counter<'tenant'> } | undefined;
   private readonly ready: Gauge;
 
   constructor(options: ProcessMetricsOptions = {}) {
@@ -77,7 +78,35 @@ export class ProcessMetrics {
     this.ready = new Gauge({ name: 'quire_ready', help: 'Whether the last readiness evaluation said ready (1) or not (0)', registers });
     if (options.tenantLabel) {
       this.tenantRequests = new Counter({ name: 'quire_tenant_requests_total', help: 'HTTP requests by tenant', labelNames: ['tenant'], registers });
+      this.tenantUsage = {
+        request: new Counter({
+          name: 'quire_tenant_request_seconds_total',
+          help: "Request time by tenant, from its turn to its answer (Frappe's rate-limit time)",
+          labelNames: ['tenant'],
+          registers,
+        }),
+        database: new Counter({
+          name: 'quire_tenant_database_seconds_total',
+          help: 'Time requests of a tenant spent on Postgres (statements and transactions)',
+          labelNames: ['tenant'],
+          registers,
+        }),
+      };
     }
+  }
+
+  /**
+   * Where the usage meter reports each tenant's request and database time, as
+   * `quire_tenant_request_seconds_total` and `quire_tenant_database_seconds_total` (one series per
+   * tenant: only with METRICS_TENANT_LABEL); undefined without the label.
+   */
+  tenantUsageObserver(): { request(tenant: string, ms: number): void; database(tenant: string, ms: number): void } | undefined {
+    const usage = this.tenantUsage;
+    if (!usage) return undefined;
+    return {
+      request: (tenant, ms) => usage.request.inc({ tenant }, ms / 1000),
+      database: (tenant, ms) => usage.database.inc({ tenant }, ms / 1000),
+    };
   }
 
   /**

@@ -15,6 +15,8 @@ export interface Tenant {
   readonly domains: readonly string[];
   readonly metaVersion: number;
   readonly config: TenantConfig;
+  /** Its database's size when last measured (usage.ts), for its plan's limit; undefined before. */
+  readonly databaseBytes: number | undefined;
 }
 
 /** Per-tenant settings (Frappe's site_config keys we honour). */
@@ -26,8 +28,10 @@ export interface TenantConfig {
    * (Frappe's site_config `host_name`); without it, its primary host (Platform.siteUrl).
    */
   host_name?: string;
-  /** Frappe's site rate limit: `limit` seconds of request time per `window` seconds (429 beyond). */
+  /** Frappe's site rate limit: `limit` seconds of request time per `window` seconds (429 beyond); over its plan's. */
   rate_limit?: SiteRateLimit;
+  /** Its plan (QUIRE_PLANS); without one, the default plan. */
+  plan?: string;
 }
 
 export interface DirectoryOptions {
@@ -42,15 +46,18 @@ interface TenantRow {
   meta_version: number | string;
   domains: string[] | null;
   config: TenantConfig | string | null;
+  database_bytes: number | string | null;
 }
 
 const SELECT_TENANTS = `SELECT t."name", t."schema", t."status", t."meta_version", t."config",
+         (SELECT u."database_bytes" FROM quire.tenant_usage u WHERE u."tenant" = t."name") AS database_bytes,
          array_remove(array_agg(d."domain" ORDER BY d."domain"), NULL) AS domains
   FROM quire.tenants t LEFT JOIN quire.tenant_domains d ON d."tenant" = t."name"`;
 
 function fromRow(r: TenantRow): Tenant {
   const config = (typeof r.config === 'string' ? JSON.parse(r.config) : (r.config ?? {})) as TenantConfig;
-  return { name: r.name, schema: r.schema, status: r.status, domains: r.domains ?? [], metaVersion: Number(r.meta_version), config };
+  const databaseBytes = r.database_bytes === null ? undefined : Number(r.database_bytes);
+  return { name: r.name, schema: r.schema, status: r.status, domains: r.domains ?? [], metaVersion: Number(r.meta_version), config, databaseBytes };
 }
 
 /**

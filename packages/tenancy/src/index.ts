@@ -1,4 +1,7 @@
-export { Platform, type PlatformOptions, type PublicUrl } from './platform';
+export { Platform, type PlatformOptions, type PublicUrl, type MeteringOptions } from './platform';
+export { TenantPlans, type TenantLimits } from './plans';
+export { PlanQuota, formatBytes } from './quota';
+export { UsageMeter, UsageSampler, measureTenants, readUsage, type TenantUsage, type TenantMeasure, type UsageObserver } from './usage';
 export { TenantDirectory, normalizeHost, isHostHeader, type TenantStatus, type Tenant, type TenantConfig, type DirectoryOptions } from './directory';
 export {
   createTenant,

@@ -1,3 +1,4 @@
+import { createUsageTables } from './usage';
 import type { Migration } from '@quire/db';
 import { createRateCountersTable, createRateWindowsTable } from '@quire/limits';
 import { createFilePurgesTable } from './file-purge';
@@ -129,6 +130,13 @@ export const platformMigrations: readonly Migration[] = [
     async up(q) {
       await q.query(`ALTER TABLE quire.tenants DROP CONSTRAINT IF EXISTS tenants_status_check`);
       await q.query(`ALTER TABLE quire.tenants ADD CONSTRAINT tenants_status_check CHECK ("status" IN ('active', 'suspended', 'read_only'))`);
+    },
+  },
+  {
+    /** Usage metering: what tenants keep (measured) and what their requests cost, by day (usage.ts). */
+    id: '0012_tenant_usage',
+    async up(q) {
+      await createUsageTables(q);
     },
   },
 ];

@@ -1,6 +1,7 @@
 import type { LoadedApps } from '@quire/apps';
 import { ApiKeyAuthenticator, SessionAuthenticator, type SecretBox } from '@quire/auth';
-import { runMigrations, subscribeInvalidations, type Database, type InvalidationMessage, type Unlisten } from '@quire/db';
+import type { PlanCatalog } from '@quire/config';
+import { runMigrations, subscribeInvalidations, type Database, type Executor, type InvalidationMessage, type Unlisten } from '@quire/db';
 import type { DocContext, FileStore } from '@quire/documents';
 import { PostgresRateCounter, type RateCounter } from '@quire/limits';
 import { MetaRegistry, type MetaCacheOptions } from '@quire/meta';
@@ -12,6 +13,10 @@ import { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 import { TenantSpares, type SpareOptions } from './spares';
 import { TenantTemplates } from './template';
 import { purgeDroppedFiles } from './file-purge';
+import { MeteredExecutor } from './metered-db';
+import { TenantPlans, type TenantLimits } from './plans';
+import { PlanQuota } from './quota';
+import { UsageMeter, UsageSampler } from './usage';
 
 /** Dropped tenants' files are looked for every this many periodic resyncs (a minute at the default 5 s), besides at each drop. */
 const PURGE_EVERY_RESYNCS = 12;
@@ -43,6 +48,16 @@ export interface PlatformOptions {
    * of the embedded database): it removes dropped tenants' files (file-purge.ts).
    */
   holdsFiles?: boolean;
+  /** The operator's plans (QUIRE_PLANS): bundles of per-tenant limits. */
+  plans?: PlanCatalog;
+}
+
+/** Usage metering's rhythm (usage.ts). */
+export interface MeteringOptions {
+  /** How often this process adds its tenants' request counts and times to the platform's table. */
+  flushMs: number;
+  /** How often each tenant's database size, file storage and users are measured. */
+  measureMs: number;
 }
 
 export interface PublicUrl {
@@ -78,6 +93,13 @@ export class Platform {
   private readonly issuerHostsCache = new WeakMap<Tenant, readonly string[]>();
   private purging: Promise<void> | undefined;
   private purgesAsked = 0;
+  /** The operator's plans, applied to tenants. */
+  readonly plans: TenantPlans;
+  /** This process's request counts and times per tenant (counted once metering is started). */
+  readonly usage: UsageMeter;
+  private sampler: UsageSampler | undefined;
+  private metering = false;
+  private readonly perTenant = new WeakMap<Tenant, { db: Executor; quota: PlanQuota | undefined }>();
   private resyncs = 0;
 
   private constructor(private readonly options: PlatformOptions) {
@@ -94,6 +116,35 @@ export class Platform {
     this.templates = new TenantTemplates(options.db, options.apps);
     this.spares = new TenantSpares(options.db, this.templates, options.spares ?? { count: 0 });
     this.rateCounter = new PostgresRateCounter(options.db);
+    this.plans = new TenantPlans(options.plans);
+    this.usage = new UsageMeter(options.db);
+  }
+
+  /**
+   * Meters the tenants this process serves (an API process): their requests' counts and times,
+   * added to the platform's table every `flushMs`, and, shared with the other metering processes,
+   * what each tenant keeps, measured every `measureMs`.
+   */
+  startMetering(options: MeteringOptions, onError: (err: unknown) => void = () => {}): void {
+    if (this.metering) return;
+    this.metering = true;
+    this.usage.start(options.flushMs);
+    this.sampler = new UsageSampler(
+      this.db,
+      options.measureMs,
+      // The others read the new sizes at their next registry read (refreshIntervalMs); this one at once.
+      async (measured) => {
+        for (const name of measured.keys()) if (this.tenants.get(name)) await this.tenants.refreshOne(name);
+      },
+      onError,
+    );
+    this.sampler.start();
+    void this.sampler.runOnce();
+  }
+
+  /** What one tenant's plan allows. */
+  limitsOf(tenant: Tenant): TenantLimits {
+    return this.plans.of(tenant);
   }
 
   /** Applies the platform schema's migrations (idempotent). */
@@ -222,11 +273,24 @@ export class Platform {
   /** The context document operations of one request run with. */
   async context(tenant: Tenant, principal: Principal): Promise<DocContext> {
     const meta = this.metas.peek(tenant) ?? (await this.metas.get(tenant));
-    return { db: this.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes, files: this.files, secrets: this.secrets };
+    const own = this.ownOf(tenant);
+    return { db: own.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes, files: this.files, secrets: this.secrets, quota: own.quota };
+  }
+
+  /** The tenant's metered database and its plan's quota, made once per version of the tenant the directory holds. */
+  private ownOf(tenant: Tenant): { db: Executor; quota: PlanQuota | undefined } {
+    let own = this.perTenant.get(tenant);
+    if (!own) {
+      const db = this.metering ? new MeteredExecutor(this.db, tenant.name, this.usage) : this.db;
+      this.perTenant.set(tenant, (own = { db, quota: PlanQuota.of(tenant, this.plans.of(tenant)) }));
+    }
+    return own;
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.sampler?.close();
+    await this.usage.close();
     this.oauth.close();
     await this.spares.idle();
     await this.purging;

@@ -181,6 +181,7 @@ export async function setTenantDomains(platform: Platform, name: string, domains
 export async function updateTenantConfig(platform: Platform, name: string, patch: TenantConfigPatch): Promise<TenantConfig> {
   if (patch.host_name !== undefined && patch.host_name !== null && patch.host_name !== '') patch = { ...patch, host_name: publicOrigin(patch.host_name) };
   if (patch.rate_limit) checkRateLimit(patch.rate_limit);
+  if (patch.plan) platform.plans.check(patch.plan);
   const config = await platform.db.transaction(async (tx) => {
     // A key patched to null is removed.
     const { rows } = await tx.query<{ config: string }>(

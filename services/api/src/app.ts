@@ -11,6 +11,7 @@ import { formDict } from './http/form-dict';
 import { parseSize } from './http/json-body';
 import type { SiteRateLimiter, TenantGate } from '@quire/limits';
 import { admitFairly } from './middleware/admission';
+import { TenantSettings } from './http/tenant-settings';
 import { limitSiteRate } from './middleware/site-rate-limit';
 import { cors } from './middleware/cors';
 import { csrf } from './middleware/csrf';
@@ -87,11 +88,15 @@ function createApiApp({ platform, gate, siteRates, config, logger, before = [] }
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
 
-  const settings = { maxPageLength: config.maxPageLength, sessionExpirySeconds: platform.sessionExpirySeconds, maxFileSize: config.maxFileSize };
+  const settings = new TenantSettings(platform, {
+    maxPageLength: config.maxPageLength,
+    sessionExpirySeconds: platform.sessionExpirySeconds,
+    maxFileSize: config.maxFileSize,
+  });
   const methods = { platform, settings };
   const tenant = resolveTenant(platform);
-  const rateLimit = limitSiteRate(siteRates);
-  const admit = admitFairly(gate);
+  const rateLimit = limitSiteRate(siteRates, platform);
+  const admit = admitFairly(gate, platform);
   const caller = authenticate(platform, logger);
   app.use(requestId);
   // Set before anything can fail (an unknown site, a bad token): a v2 request's errors take v2's shape.

@@ -91,6 +91,11 @@ export async function startApiServer(
     maxWaitMs: config.tenantQueueWaitMs,
   });
   const siteRates = siteRateLimiter(platform, realtime, logger);
+  const observer = ops?.metrics.tenantUsageObserver();
+  if (observer) platform.usage.observe(observer);
+  platform.startMetering({ flushMs: config.platform.usageFlushMs, measureMs: config.platform.usageMeasureMs }, (err) =>
+    logger.warn({ err }, 'usage metering: the platform database could not be reached; counts are kept for the next try'),
+  );
   ops?.metrics.watchAdmission(() => ({ ...gate.stats, refused: { ...gate.stats.refused, rate_limit: siteRates.limiter.refused } }));
   const app = createApiListener({
     platform,

@@ -1,5 +1,6 @@
 import { TooManyRequestsError } from '@quire/errors';
 import type { Refusal, TenantGate } from '@quire/limits';
+import type { Platform } from '@quire/tenancy';
 import type { NextFunction, Request, Response } from 'express';
 import { whenAnswered } from '../http/answered';
 import { refuseSoon } from './site-rate-limit';
@@ -10,15 +11,18 @@ const MESSAGE: Readonly<Record<Refusal, string>> = {
 };
 
 /**
- * Each request takes a slot of its tenant's share of the process (TenantGate) before anything that
+ * Each request takes a slot of its tenant's share of the process (TenantGate; its plan's
+ * `maxConnections` when it has one) before anything that
  * may reach the database, and gives it back when its answer is handed over (a file a slow client
  * reads holds no turn) or its client gone. A tenant
- * over its share waits its turn; one whose queue is full or too old is answered 429 at once.
+ * over its share waits its turn; one whose queue is full or too old is answered 429 at once. Its
+ * time from admission to answer is metered to the tenant (usage).
  */
-export function admitFairly(gate: TenantGate) {
+export function admitFairly(gate: TenantGate, platform: Pick<Platform, 'limitsOf' | 'usage'>) {
   return (_req: Request, res: Response, next: NextFunction): void => {
+    const { tenant } = res.locals;
     gate.enter(
-      res.locals.tenant.name,
+      tenant.name,
       (release) => {
         // Admitted after waiting: its client may have gone meanwhile, and then 'close' has already
         // been emitted. Its turn is given back unused.
@@ -26,10 +30,16 @@ export function admitFairly(gate: TenantGate) {
           release();
           return;
         }
-        whenAnswered(res, release);
+        const started = performance.now();
+        whenAnswered(res, () => {
+          release();
+          platform.usage.request(tenant.name, performance.now() - started);
+        });
         next();
       },
       (why) => refuseSoon(next, new TooManyRequestsError(MESSAGE[why], { title: 'Too Many Requests', headers: { 'Retry-After': '1' } })),
+      // Its plan's share of the process, else the process's default.
+      platform.limitsOf(tenant).maxConnections,
     );
   };
 }

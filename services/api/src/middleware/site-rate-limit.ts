@@ -1,20 +1,22 @@
 import { TooManyRequestsError } from '@quire/errors';
 import type { SiteRateLimiter } from '@quire/limits';
+import type { Platform } from '@quire/tenancy';
 import type { NextFunction, Request, Response } from 'express';
 import { whenAnswered } from '../http/answered';
 
 /**
- * Frappe's site rate limit (frappe/rate_limiter.py), for tenants whose config sets `rate_limit`:
+ * Frappe's site rate limit (frappe/rate_limiter.py), for tenants whose config or plan sets `rate_limit`:
  * refused at once (429 TooManyRequestsError, Retry-After) while the window's request time is used
  * up, before the request queues for its turn or touches anything; otherwise its time is counted
  * when it is done. Every answer carries Frappe's X-RateLimit-Limit and -Remaining (microseconds),
  * -Reset (seconds) and, when not refused, -Used (this request's microseconds when its headers left).
  * A tenant without a limit costs one property read.
  */
-export function limitSiteRate(limiter: SiteRateLimiter) {
+export function limitSiteRate(limiter: SiteRateLimiter, platform: Pick<Platform, 'limitsOf'>) {
   return (_req: Request, res: Response, next: NextFunction): void => {
     const { tenant } = res.locals;
-    const setting = tenant.config.rate_limit;
+    // Its own `rate_limit`, else its plan's.
+    const setting = platform.limitsOf(tenant).rateLimit;
     if (!setting) {
       next();
       return;

@@ -1,4 +1,5 @@
-import type { MethodArgs, MethodContext, MethodResponse, MethodSettings, WhitelistedMethod } from '@quire/apps';
+import type { MethodArgs, MethodContext, MethodResponse, WhitelistedMethod } from '@quire/apps';
+import type { TenantSettings } from '../http/tenant-settings';
 import { PermissionError, ValidationError, type FrappeError } from '@quire/errors';
 import { mergeFormFields, pythonJsonDumps } from '@quire/frappe-compat';
 import { clearCookie, setCookie } from '@quire/http';
@@ -18,7 +19,8 @@ import { sessionId } from '../middleware/authenticate';
 
 export interface MethodDependencies {
   platform: Platform;
-  settings: MethodSettings;
+  /** The method settings, as each tenant's plan narrows them. */
+  settings: TenantSettings;
 }
 
 function resolve(platform: Platform, cmd: string): { path: string; method: WhitelistedMethod | undefined } {
@@ -127,7 +129,7 @@ export async function methodContext(
     doc,
     siteUrl: deps.platform.siteUrl(tenant),
     verb: req.method,
-    settings: deps.settings,
+    settings: deps.settings.of(tenant),
     request: {
       ip: req.ip ?? '127.0.0.1',
       headers: req.headers as Record<string, string | undefined>,

@@ -76,7 +76,7 @@ export function documentHandlers(deps: MethodDependencies) {
     list: async (req: Request, res: Response): Promise<void> => {
       const doctype = doctypeOf(req);
       const ctx = await context(res);
-      const data = await getList(ctx, doctype, formDict(req), settings.maxPageLength);
+      const data = await getList(ctx, doctype, formDict(req), settings.of(res.locals.tenant).maxPageLength);
       sendJson(res, 200, { data });
     },
     read: async (req: Request, res: Response): Promise<void> => {

@@ -57,13 +57,12 @@ function documentPath(req: Request): DocumentPath {
 export function v2Router(deps: MethodDependencies): Router {
   const router = Router({ strict: false });
   const { context, respondDoc, writeFlags } = documentHandlers(deps);
-  const maxPageLength = deps.settings.maxPageLength;
 
   // ---- documents
 
   router.get('/document/:doctype', async (req, res) => {
     const ctx = await context(res);
-    sendJson(res, 200, { data: await getList(ctx, req.params.doctype, listParams(formDict(req)), maxPageLength) });
+    sendJson(res, 200, { data: await getList(ctx, req.params.doctype, listParams(formDict(req)), deps.settings.of(res.locals.tenant).maxPageLength) });
   });
 
   router.post('/document/:doctype', async (req, res) => {

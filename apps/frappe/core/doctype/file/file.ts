@@ -289,6 +289,7 @@ export function saveFile(ctx: DocContext, input: SaveFileInput): Promise<DocData
     };
     let written: string | undefined;
     if (input.content) {
+      await ctx.quota?.beforeStoring(tx, input.content.length);
       const saved = await storeBytes(inner, tx, input.content, input.fileName ?? '', input.isPrivate);
       doc.file_url = saved.url;
       if (saved.fresh) written = saved.key;
