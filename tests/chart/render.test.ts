@@ -13,6 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { KUBE_STATE_METRICS, isQuireSeries, metricNamesIn } from './contract-metrics';
 import {
   DEPLOY_DIR,
+  PLANS_VALUES,
+  REPO_ROOT,
   RENDERER,
   VALIDATES,
   beforeAllRendered,
@@ -23,6 +25,7 @@ import {
   ofKind,
   one,
   renderChart,
+  plansExample,
   selects,
   type K8sObject,
   type Rendered,
@@ -38,6 +41,7 @@ const PLACEHOLDERS = {
 };
 const SECRETS = Object.entries(PLACEHOLDERS).flatMap(([k, v]) => ['--set-string', `secrets.${k}=${v}`]);
 const MINIMAL = ['-f', 'deploy/values-minimal.yaml'];
+const PLANS = ['-f', PLANS_VALUES];
 const PRODUCTION = ['-f', 'deploy/values-production.yaml'];
 const KEDA = ['--set', 'keda.enabled=true', '--set-string', 'keda.prometheus.serverAddress=http://prometheus.monitoring.svc:9090'];
 const EVERYTHING_ON = [
@@ -114,6 +118,13 @@ const SCENARIOS: Record<string, Scenario> = {
     hooks: false,
     monitoring: false,
   },
+  'two plans (tests/chart/values-plans.yaml, operator on)': {
+    args: [...SECRETS, ...PLANS],
+    webhooksScaler: 'HorizontalPodAutoscaler',
+    hooks: true,
+    monitoring: false,
+    operator: true,
+  },
   'values-production.yaml': { args: PRODUCTION, webhooksScaler: 'ScaledObject', hooks: true, monitoring: true, operator: true },
   'values-production.yaml, KEDA off': {
     args: [...PRODUCTION, '--set', 'keda.enabled=false'],
@@ -161,6 +172,22 @@ const FAILURES: Record<string, { args: string[]; message: RegExp }> = {
   'KEDA without a Prometheus address': { args: [...SECRETS, '--set', 'keda.enabled=true'], message: /keda\.prometheus\.serverAddress/ },
   'a secret variable in config.extra': { args: [...SECRETS, '--set-string', 'config.extra.DATABASE_URL=postgres://x@y/z'], message: /never in the ConfigMap/ },
   'an Ingress without hosts': { args: [...SECRETS, '--set', 'ingress.enabled=true'], message: /ingress\.baseDomain/ },
+  'a default plan that is not defined': {
+    args: [...SECRETS, ...PLANS, '--set-string', 'plans.default=gold'],
+    message: /plans\.default="gold" is not one of plans\.definitions \(business, starter\)/,
+  },
+  'a default plan without plans': {
+    args: [...SECRETS, '--set-string', 'plans.default=starter'],
+    message: /plans\.default="starter" is not one of plans\.definitions \(none are defined\)/,
+  },
+  'a plan rate limit of 0 seconds': {
+    args: [...SECRETS, ...PLANS, '--set-string', 'plans.definitions.starter.rateLimit=0/3600'],
+    message: /plans\.definitions\.starter\.rateLimit="0\/3600".*more than 0 seconds/,
+  },
+  'a plan rate limit window over 31 days': {
+    args: [...SECRETS, ...PLANS, '--set-string', 'plans.definitions.business.rateLimit=60/2678401'],
+    message: /plans\.definitions\.business\.rateLimit="60\/2678401".*31 days/,
+  },
   'a wildcard Certificate without an issuer': {
     args: [...SECRETS, '--set', 'certManager.wildcard.enabled=true', '--set-string', 'ingress.baseDomain=quire.chart-test.invalid'],
     message: /DNS-01/,
@@ -193,6 +220,24 @@ function secretValues(name: string): string[] {
 const COMPONENTS = ['api', 'auth', 'webhooks'] as const;
 const deploymentName = (c: string): string => `quire-${c}`;
 const container = (d: K8sObject): any => d.spec.template.spec.containers[0];
+
+/**
+ * The plain environment of a workload's container as the kubelet builds it: its envFrom ConfigMaps,
+ * then its env entries (a valueFrom entry hides a ConfigMap value of the same name and is left out).
+ */
+function environment(objects: readonly K8sObject[], workload: K8sObject): Record<string, string> {
+  const ctr = container(workload);
+  const env = new Map<string, string>();
+  for (const from of ctr.envFrom ?? []) for (const [k, v] of Object.entries(one(objects, 'ConfigMap', from.configMapRef.name).data ?? {})) env.set(k, v);
+  for (const e of ctr.env ?? []) {
+    if (e.value !== undefined) env.set(e.name, e.value);
+    else env.delete(e.name);
+  }
+  return Object.fromEntries(env);
+}
+
+/** Every Quire process of a render: its Deployments and the migration Job. */
+const quireWorkloads = (objects: readonly K8sObject[]): K8sObject[] => [...ofKind(objects, 'Deployment'), one(objects, 'Job')];
 
 beforeAllRendered(async () => {
   // chart-check's first run installs Go and the validator's packages (a minute or two); later ones reuse them.
@@ -566,6 +611,77 @@ describeRendered('specific values', () => {
       expect(np.spec.ingress.map((r: any) => r.ports[0].port)).toEqual(['http', 'metrics']);
     }
   });
+});
+
+describeRendered('plans and fair admission', () => {
+  const PLANS_SCENARIO = 'two plans (tests/chart/values-plans.yaml, operator on)';
+
+  it('renders no QUIRE_PLANS and the TENANT_* defaults (TENANT_MAX_CONNECTIONS left to the process) by default', () => {
+    for (const scenario of ['default values (secrets by --set)', 'values-minimal.yaml', 'values-production.yaml']) {
+      const objects = get(scenario);
+      for (const w of quireWorkloads(objects)) {
+        const env = environment(objects, w);
+        const where = `${scenario}: ${w.metadata.name}`;
+        expect(env.QUIRE_PLANS, where).toBeUndefined();
+        expect(env.TENANT_MAX_CONNECTIONS, where).toBeUndefined();
+        expect(env.TENANT_QUEUE_LENGTH, where).toBe('100');
+        expect(env.TENANT_QUEUE_WAIT_MS, where).toBe('2000');
+      }
+    }
+  });
+
+  it('renders QUIRE_PLANS into every Quire container (api, auth, webhooks, operator, migrate Job) as JSON of the plans values', () => {
+    const objects = get(PLANS_SCENARIO);
+    const values = parseYaml(fs.readFileSync(path.join(REPO_ROOT, PLANS_VALUES), 'utf8'));
+    const workloads = quireWorkloads(objects);
+    expect(workloads.map((w) => w.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-migrate', 'quire-operator', 'quire-webhooks']);
+    for (const w of workloads) {
+      const text = environment(objects, w).QUIRE_PLANS;
+      expect(text, w.metadata.name).toBeDefined();
+      expect(text, 'compact JSON').not.toMatch(/\s/);
+      expect(JSON.parse(text!), w.metadata.name).toEqual({ default: values.plans.default, plans: values.plans.definitions });
+    }
+  });
+
+  it('leaves default out of QUIRE_PLANS when plans.default is empty, and renders the example of values.yaml', async () => {
+    const example = plansExample();
+    const [noDefault, fromExample] = await Promise.all([
+      renderChart([...SECRETS, ...PLANS, '--set-string', 'plans.default=']),
+      renderChart([...SECRETS, '--set-json', `plans=${JSON.stringify(example)}`]),
+    ]);
+    expectValid(noDefault);
+    expect(JSON.parse(one(noDefault.objects, 'ConfigMap').data!.QUIRE_PLANS!)).toEqual({
+      plans: parseYaml(fs.readFileSync(path.join(REPO_ROOT, PLANS_VALUES), 'utf8')).plans.definitions,
+    });
+    expectValid(fromExample);
+    expect(JSON.parse(one(fromExample.objects, 'ConfigMap').data!.QUIRE_PLANS!)).toEqual({ default: example.default, plans: example.definitions });
+  }, 60_000);
+
+  it('rolls the pods when a plan changes', async () => {
+    const changed = await renderChart([...SECRETS, ...PLANS, '--set', 'plans.definitions.starter.users=6']);
+    expectValid(changed);
+    for (const c of [...COMPONENTS, 'operator']) {
+      const before = one(get(PLANS_SCENARIO), 'Deployment', deploymentName(c)).spec.template.metadata.annotations['checksum/config'];
+      const after = one(changed.objects, 'Deployment', deploymentName(c)).spec.template.metadata.annotations['checksum/config'];
+      expect(after, c).not.toBe(before);
+    }
+  }, 60_000);
+
+  it('renders TENANT_MAX_CONNECTIONS when set, and the queue settings as given', async () => {
+    const r = await renderChart([
+      ...SECRETS,
+      '--set',
+      'config.tenantMaxConnections=3',
+      '--set',
+      'config.tenantQueueLength=0',
+      '--set',
+      'config.tenantQueueWaitMs=500',
+    ]);
+    expectValid(r);
+    for (const w of quireWorkloads(r.objects)) {
+      expect(environment(r.objects, w), w.metadata.name).toMatchObject({ TENANT_MAX_CONNECTIONS: '3', TENANT_QUEUE_LENGTH: '0', TENANT_QUEUE_WAIT_MS: '500' });
+    }
+  }, 60_000);
 });
 
 describe('metric names', () => {

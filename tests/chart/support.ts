@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHART_CHECK, helmProblem, RENDERER } from './renderer';
 
@@ -46,6 +46,26 @@ export function deployValuesFiles(): string[] {
     .filter((f) => /^values-.*\.ya?ml$/.test(f))
     .sort()
     .map((f) => `deploy/${f}`);
+}
+
+/** Two plans and a default, with the operator on (every Quire process), for the plans tests. */
+export const PLANS_VALUES = 'tests/chart/values-plans.yaml';
+
+/**
+ * The commented plans example in charts/quire/values.yaml (the `# default:` and `# definitions:`
+ * lines under `plans:` and the commented lines after them), uncommented and parsed: the values a
+ * reader would copy.
+ */
+export function plansExample(): { default: string; definitions: Record<string, Record<string, unknown>> } {
+  const lines = fs.readFileSync(path.join(REPO_ROOT, CHART, 'values.yaml'), 'utf8').split('\n');
+  const start = lines.indexOf('  # default: starter');
+  if (start < 0) throw new Error('values.yaml: no commented plans example ("  # default: starter" under plans:)');
+  const block: string[] = [];
+  for (const line of lines.slice(start)) {
+    if (!line.startsWith('  #')) break;
+    block.push(line.replace(/^ {2}# ?/, ''));
+  }
+  return parseYaml(block.join('\n'));
 }
 
 /** A rendered Kubernetes object; fields are read as the test needs them. */

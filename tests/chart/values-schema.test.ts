@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { CHART, REPO_ROOT, deployValuesFiles } from './support';
+import { CHART, PLANS_VALUES, REPO_ROOT, deployValuesFiles, plansExample } from './support';
 
 const chartDir = path.join(REPO_ROOT, CHART);
 const schema = JSON.parse(fs.readFileSync(path.join(chartDir, 'values.schema.json'), 'utf8'));
@@ -89,6 +89,27 @@ describe('values.schema.json', () => {
     expect(errors(withValue('operator.ingress.tlsSecretName', ''))).toBe('');
   });
 
+  it('accepts the plans of tests/chart/values-plans.yaml and the commented example in values.yaml', () => {
+    const file = parseYaml(fs.readFileSync(path.join(REPO_ROOT, PLANS_VALUES), 'utf8'));
+    expect(Object.keys(file.plans.definitions)).toHaveLength(2);
+    expect(errors(merge(defaults, file))).toBe('');
+    const example = plansExample();
+    expect(Object.keys(example.definitions).sort()).toEqual(['business', 'starter']);
+    expect(example.definitions[example.default]).toBeDefined();
+    const fields = Object.keys(schema.definitions.plan.properties).sort();
+    for (const [name, plan] of Object.entries(example.definitions)) expect(Object.keys(plan).sort(), `example plan ${name} shows every field`).toEqual(fields);
+    expect(errors(withValue('plans', example))).toBe('');
+  });
+
+  it.each(['500MiB', '10GiB', '1TiB', '200MB', '2GB', '1.5GiB', '1048576', 1048576, '512KiB', '100B'])('accepts the plan size %j', (size) => {
+    expect(errors(withValue('plans.definitions', { starter: { databaseSize: size, fileStorage: size } }))).toBe('');
+  });
+
+  it('accepts the fair-admission settings, TENANT_MAX_CONNECTIONS unset (null) or set', () => {
+    expect(defaults.config).toMatchObject({ tenantMaxConnections: null, tenantQueueLength: 100, tenantQueueWaitMs: 2000 });
+    expect(errors(withValue('config', { tenantMaxConnections: 4, tenantQueueLength: 0, tenantQueueWaitMs: 0 }))).toBe('');
+  });
+
   it('accepts the values a subchart gets from its parent', () => {
     expect(errors(withValue('global', { imageRegistry: 'registry.example.com', anything: [1, 2] }))).toBe('');
   });
@@ -123,6 +144,24 @@ describe('values.schema.json', () => {
     ['a tenant TLS Secret name without {tenant}', 'operator.ingress.tlsSecretName', 'domains-tls', /must match pattern/],
     ['operator Ingress annotations that are not strings', 'operator.ingress.annotations', { 'x/y': 1 }, /must be string/],
     ['an API server address without a prefix length', 'operator.networkPolicy.apiServerCidrs', ['10.0.0.1'], /must match pattern/],
+    ['no requests in progress for a tenant', 'config.tenantMaxConnections', 0, /must be >= 1/],
+    ['a negative tenant queue length', 'config.tenantQueueLength', -1, /must be >= 0/],
+    ['a tenant queue wait as a string', 'config.tenantQueueWaitMs', '2000', /must be integer/],
+    ['an unknown key in plans', 'plans.default_plan', 'starter', /must NOT have additional properties/],
+    ['an unknown plan field', 'plans.definitions', { starter: { maxConnection: 2 } }, /must NOT have additional properties/],
+    ['a plan size with a unit it does not know', 'plans.definitions', { starter: { databaseSize: '10GB2' } }, /must match pattern/],
+    ['a plan size in lower case', 'plans.definitions', { starter: { fileStorage: '10gib' } }, /must match pattern/],
+    ['a plan size with a space', 'plans.definitions', { starter: { fileStorage: '10 GiB' } }, /must match pattern/],
+    ['a plan size of 0 bytes', 'plans.definitions', { starter: { databaseSize: 0 } }, /must be >= 1/],
+    ['a fractional number of bytes', 'plans.definitions', { starter: { databaseSize: 1.5 } }, /must be integer/],
+    ['a plan rate limit in words', 'plans.definitions', { starter: { rateLimit: '600 per hour' } }, /must match pattern/],
+    ['a plan rate limit without a window', 'plans.definitions', { starter: { rateLimit: '600' } }, /must match pattern/],
+    ['a plan rate limit as a number', 'plans.definitions', { starter: { rateLimit: 600 } }, /must be string/],
+    ['a plan with no connections', 'plans.definitions', { starter: { maxConnections: 0 } }, /must be >= 1/],
+    ['a plan with users as a string', 'plans.definitions', { starter: { users: '5' } }, /must be integer/],
+    ['a plan that is not a map', 'plans.definitions', { starter: '600/3600' }, /must be object/],
+    ['a plan name with a space', 'plans.definitions', { 'gold plan': {} }, /property name must be valid/],
+    ['a default plan name with a space', 'plans.default', 'gold plan', /must match pattern/],
   ];
 
   it.each(bad)('refuses %s', (_what, key, value, message) => {

@@ -161,6 +161,20 @@ api auth webhooks{{ if .Values.operator.enabled }} operator{{ end }}
 {{- range $c := splitList " " (include "quire.components" .) -}}
 {{- $_ := include "quire.gracePeriod" (dict "root" $ "component" $c) -}}
 {{- end -}}
+{{- $plans := default (dict) .Values.plans.definitions -}}
+{{- with .Values.plans.default -}}
+{{- if not (hasKey $plans .) -}}
+{{- fail (printf "plans.default=%q is not one of plans.definitions (%s): define that plan, or name a defined one, or leave plans.default empty" . (ternary "none are defined" (keys $plans | sortAlpha | join ", ") (empty $plans))) -}}
+{{- end -}}
+{{- end -}}
+{{- range $name, $plan := $plans -}}
+{{- with (and (kindIs "map" $plan) $plan.rateLimit) -}}
+{{- $parts := splitList "/" (toString .) -}}
+{{- if or (ne (len $parts) 2) (le (float64 (first $parts)) 0.0) (lt (float64 (last $parts)) 1.0) (gt (float64 (last $parts)) 2678400.0) -}}
+{{- fail (printf "plans.definitions.%s.rateLimit=%q: \"<seconds of request time>/<window seconds>\" with more than 0 seconds and a window of 1 s to 31 days (2678400), e.g. \"600/3600\"" $name (toString .)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- if .Values.operator.enabled -}}
 {{- $le := .Values.operator.leaderElection -}}
 {{- if ge (int $le.renewDeadlineMs) (mul (int $le.leaseDurationSeconds) 1000 | int) -}}
@@ -228,6 +242,11 @@ DB_POOL_IDLE_SECONDS: {{ int $c.dbPoolIdleSeconds | toString | quote }}
 DB_STATEMENT_TIMEOUT_MS: {{ int $c.dbStatementTimeoutMs | toString | quote }}
 DB_PREPARED_PER_CONNECTION: {{ int $c.dbPreparedPerConnection | toString | quote }}
 TENANT_SPARES: {{ int $c.tenantSpares | toString | quote }}
+{{- if not (kindIs "invalid" $c.tenantMaxConnections) }}
+TENANT_MAX_CONNECTIONS: {{ int $c.tenantMaxConnections | toString | quote }}
+{{- end }}
+TENANT_QUEUE_LENGTH: {{ int $c.tenantQueueLength | toString | quote }}
+TENANT_QUEUE_WAIT_MS: {{ int $c.tenantQueueWaitMs | toString | quote }}
 PORT: {{ int .Values.api.port | toString | quote }}
 AUTH_PORT: {{ int .Values.auth.port | toString | quote }}
 METRICS_PORT: {{ int .Values.metrics.port | toString | quote }}
@@ -242,9 +261,22 @@ WEBHOOK_CONCURRENCY: {{ int $c.webhookConcurrency | toString | quote }}
 {{- with $c.webhookAllowNets }}
 WEBHOOK_ALLOW_NETS: {{ . | quote }}
 {{- end }}
+{{- with .Values.plans.definitions }}
+QUIRE_PLANS: {{ include "quire.plansJson" $ | quote }}
+{{- end }}
 {{- range $k, $v := $c.extra }}
 {{ $k }}: {{ $v | toString | quote }}
 {{- end }}
+{{- end -}}
+
+{{/* QUIRE_PLANS: compact JSON {"default": <plans.default, when set>, "plans": <plans.definitions>}. */}}
+{{- define "quire.plansJson" -}}
+{{- $p := .Values.plans -}}
+{{- $catalog := dict "plans" (default (dict) $p.definitions) -}}
+{{- with $p.default -}}
+{{- $_ := set $catalog "default" . -}}
+{{- end -}}
+{{- toJson $catalog -}}
 {{- end -}}
 
 {{/*
