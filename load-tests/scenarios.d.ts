@@ -3,11 +3,15 @@
 import type { Options, Scenario, Threshold } from 'k6/options';
 
 export type ProfileName = 'smoke' | 'ci' | 'capacity' | 'soak';
-export type ScriptName = 'read-mix' | 'writes' | 'methods' | 'oauth' | 'day';
+export type ScriptName = 'read-mix' | 'writes' | 'methods' | 'oauth' | 'day' | 'fairness';
+/** Scenarios run at an arrival rate (an open model: iterations start on schedule). */
+export type RateScenarioName = 'reads' | 'writes' | 'methods' | 'tokens' | 'bearer_reads';
+/** The fairness script's scenarios: a fixed number of VUs each, looping (a closed model, as the bench's connections). */
+export type FairnessScenarioName = 'quiet_alone' | 'flood' | 'quiet_under_flood';
 /** The k6 scenarios (the `scenario` tag of every sample). */
-export type ScenarioName = 'reads' | 'writes' | 'methods' | 'tokens' | 'bearer_reads';
+export type ScenarioName = RateScenarioName | FairnessScenarioName;
 /** The exported iteration functions a scenario's `exec` names. */
-export type ExecName = 'reads' | 'writes' | 'methods' | 'tokens' | 'bearerReads';
+export type ExecName = 'reads' | 'writes' | 'methods' | 'tokens' | 'bearerReads' | 'quietList' | 'floodList';
 
 export interface ProfileSpec {
   about: string;
@@ -22,6 +26,8 @@ export interface ProfileSpec {
   step?: string;
   /** The length of one day for the `day` script. */
   day: string;
+  /** The length of each of the `fairness` script's two phases (alone, under the flood). */
+  phase: string;
   /** `http_req_failed` must stay under this rate. */
   failedRate: number;
   /** `checks` must stay over this rate. */
@@ -30,10 +36,30 @@ export interface ProfileSpec {
   delayAbortEval: string;
 }
 
+/** A scenario at `share` of its BASE_RATES arrival rate. */
+export interface RateScenarioSpec {
+  exec: ExecName;
+  share: number;
+}
+
+/**
+ * When a fairness scenario runs, with P the profile's `phase` and L the flood's lead (FAIRNESS.leadFraction of P):
+ * `alone` [0, P); `flood` [P, 2P+2L); `under_flood` [P+L, 2P+L), inside the flood, which has
+ * built up before it starts and still runs when it ends.
+ */
+export type PhaseWindow = 'alone' | 'flood' | 'under_flood';
+
+/** A scenario of `vus` VUs looping through its window of the fairness script's timeline. */
+export interface PhaseScenarioSpec {
+  exec: ExecName;
+  vus: number;
+  window: PhaseWindow;
+}
+
 export interface ScriptSpec {
   about: string;
-  /** k6 scenario name → exported function and its share of the scenario's base rate. */
-  scenarios: Partial<Record<ScenarioName, { exec: ExecName; share: number }>>;
+  /** k6 scenario name → exported function, and its share of the base rate or its VUs and window. */
+  scenarios: Partial<Record<RateScenarioName, RateScenarioSpec>> & Partial<Record<FairnessScenarioName, PhaseScenarioSpec>>;
 }
 
 export interface MethodCall {
@@ -56,19 +82,23 @@ export interface LoadOptions extends Options {
 export type SUMMARY_TREND_STATS = string[];
 export declare const SUMMARY_TREND_STATS: SUMMARY_TREND_STATS;
 
-export type CUSTOM_METRICS = Record<'server_errors' | 'token_fetches' | 'list_rows', { type: CustomMetricType; about: string }>;
+export type CUSTOM_METRICS = Record<'server_errors' | 'token_fetches' | 'list_rows' | 'flood_refused', { type: CustomMetricType; about: string }>;
 export declare const CUSTOM_METRICS: CUSTOM_METRICS;
 
 export type LIST_QUERY = Record<'fields' | 'filters' | 'order_by' | 'limit_page_length', string>;
 export declare const LIST_QUERY: LIST_QUERY;
 
+export type HEAVY_LIST_QUERY = LIST_QUERY;
+export declare const HEAVY_LIST_QUERY: HEAVY_LIST_QUERY;
+
 export type METHOD_CALLS = MethodCall[];
 export declare const METHOD_CALLS: METHOD_CALLS;
 
-export type BASE_RATES = Record<ScenarioName, number>;
+export type BASE_RATES = Record<RateScenarioName, number>;
 export declare const BASE_RATES: BASE_RATES;
 
-export type LATENCY_MS = Record<ScenarioName, { p95: number; p99: number }>;
+/** null: the scenario's latency is listed in the summary, not judged (the fairness script's flood). */
+export type LATENCY_MS = Record<ScenarioName, { p95: number; p99: number } | null>;
 export declare const LATENCY_MS: LATENCY_MS;
 
 export type SCRIPTS = Record<ScriptName, ScriptSpec>;
@@ -76,6 +106,14 @@ export declare const SCRIPTS: SCRIPTS;
 
 export type DAY_CURVE = number[];
 export declare const DAY_CURVE: DAY_CURVE;
+
+export interface FAIRNESS {
+  /** The issue's target: the quiet tenant's p99 under the flood at most this many times its p99 alone. */
+  targetRatio: number;
+  /** The flood's lead before the quiet tenant is measured under it (and its tail after), as a fraction of the phase. */
+  leadFraction: number;
+}
+export declare const FAIRNESS: FAIRNESS;
 
 export type PROFILES = Record<ProfileName, ProfileSpec>;
 export declare const PROFILES: PROFILES;

@@ -1,7 +1,7 @@
 // Requests to one tenant of a Quire deployment, the way every scenario sends them: through
 // `http.asyncRequest` (k6 and the Node runner's shim both run it), named with a `name` tag so the
 // metrics do not grow a series per URL, and counted in `server_errors` when the answer is a 5xx.
-import http, { type RefinedResponse } from 'k6/http';
+import http, { type ExpectedStatusesObject, type RefinedResponse } from 'k6/http';
 import type { LoadConfig, TenantEntry } from './config.ts';
 import { serverErrors } from './metrics.ts';
 
@@ -52,8 +52,8 @@ export interface CallOptions {
   json?: unknown;
   /** application/x-www-form-urlencoded body. */
   form?: Record<string, string>;
-  /** Statuses that are not failures for `http_req_failed` (default 200–399). */
-  expected?: number[];
+  /** Statuses (or ranges of them) that are not failures for `http_req_failed` (default 200–399). */
+  expected?: (number | ExpectedStatusesObject)[];
   /** Send to the auth service's origins. */
   authService?: boolean;
 }

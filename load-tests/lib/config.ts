@@ -22,6 +22,8 @@ export interface LoadConfig {
   tenants: TenantEntry[];
   /** ToDos each tenant must have before the run (setup() inserts the missing ones). */
   seedTodos: number;
+  /** ToDos the fairness script's flooding tenant must have: enough that its heavy list is heavy. */
+  floodTodos: number;
   /** The user every request runs as (a System Manager that setup() creates in each tenant). */
   loadUser: string;
   /** The writes scenario deletes each ToDo it created (default) or keeps it (WRITE_CLEANUP=0). */
@@ -100,12 +102,15 @@ export function loadConfig(script: string, env: Env, readFile: (path: string) =>
   if (tenants.length === 0) throw new Error(`${file} lists no tenants`);
   const profile = env.PROFILE || 'smoke';
   const seedTodos = Number(env.SEED_TODOS ?? '');
+  const floodTodos = Number(env.FLOOD_TODOS ?? '');
   return {
     bases,
     authBases: list(env.AUTH_BASE).map((b) => b.replace(/\/+$/, '')),
     tenantHeader: env.TENANT_HEADER === 'site' ? 'site' : 'host',
     tenants,
     seedTodos: Number.isInteger(seedTodos) && seedTodos > 0 ? seedTodos : 200,
+    // The bench's flood (bench/fairness.ts) lists over 30,000 ToDos.
+    floodTodos: Number.isInteger(floodTodos) && floodTodos > 0 ? floodTodos : 30_000,
     loadUser: env.LOAD_USER || 'k6-load@example.com',
     writeCleanup: env.WRITE_CLEANUP !== '0',
     // Outside the checkout by default (k6 does not make folders; the repository's lint would read it).

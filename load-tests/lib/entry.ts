@@ -2,14 +2,26 @@
 // allows open()), its options from scenarios.js, setup() and handleSummary().
 import { buildOptions, type LoadOptions, type ScriptName } from '../scenarios.js';
 import { loadConfig, type LoadConfig } from './config.ts';
-import { prepare, type SetupData } from './setup.ts';
-import { summarize, type SummaryData } from './summary.ts';
+import { prepare, prepareFairness, type SetupData } from './setup.ts';
+import { summarize, type SummaryData, type SummaryMeta, type SummaryReport } from './summary.ts';
 
 export interface Entry {
   config: LoadConfig;
   options: LoadOptions;
   setup(): Promise<SetupData>;
-  handleSummary(data: SummaryData): Record<string, string>;
+  /** `report`: the script's own section (the fairness script's figures). */
+  handleSummary(data: SummaryData, report?: SummaryReport): Record<string, string>;
+}
+
+function summaryMeta(script: ScriptName, config: LoadConfig): SummaryMeta {
+  return {
+    script,
+    profile: config.profile,
+    bases: config.bases,
+    tenants: config.tenants.length,
+    runner: __ENV.QUIRE_LOAD_RUNNER ?? 'k6',
+    ...(__ENV.RUN_ABOUT ? { target: __ENV.RUN_ABOUT } : {}),
+  };
 }
 
 export function entry(script: ScriptName): Entry {
@@ -17,15 +29,8 @@ export function entry(script: ScriptName): Entry {
   return {
     config,
     options: buildOptions(script, __ENV),
-    setup: () => prepare(config),
-    handleSummary: (data) =>
-      summarize(data, config.summaryJson, {
-        script,
-        profile: config.profile,
-        bases: config.bases,
-        tenants: config.tenants.length,
-        runner: __ENV.QUIRE_LOAD_RUNNER ?? 'k6',
-        ...(__ENV.RUN_ABOUT ? { target: __ENV.RUN_ABOUT } : {}),
-      }),
+    // The fairness script loads two tenants in set roles; the others spread over every tenant.
+    setup: () => (script === 'fairness' ? prepareFairness(config) : prepare(config)),
+    handleSummary: (data, report) => summarize(data, config.summaryJson, summaryMeta(script, config), report),
   };
 }

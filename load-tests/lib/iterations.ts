@@ -1,18 +1,19 @@
 // One iteration of each scenario. The tenant is picked round-robin by the scenario's iteration
 // number across the whole test (exec.scenario.iterationInTest), so every tenant gets an equal
-// share whatever the VU count. State that k6 keeps per VU (module variables live once per VU
-// there) is keyed by VU id here, so the Node runner, which runs every VU in one module instance,
-// behaves the same.
+// share whatever the VU count (the fairness script's iterations each load their one tenant).
+// State that k6 keeps per VU (module variables live once per VU there) is keyed by VU id here, so
+// the Node runner, which runs every VU in one module instance, behaves the same.
 import { check } from 'k6';
 import encoding from 'k6/encoding';
 import exec from 'k6/execution';
 import type { RefinedResponse } from 'k6/http';
-import { LIST_QUERY, METHOD_CALLS } from '../scenarios.js';
+import { HEAVY_LIST_QUERY, LIST_QUERY, METHOD_CALLS } from '../scenarios.js';
 import { call, field, jsonOf, query, type TenantTarget } from './api.ts';
-import { listRows, tokenFetches } from './metrics.ts';
+import { floodRefused, listRows, tokenFetches } from './metrics.ts';
 import type { SetupData } from './setup.ts';
 
 const LIST_PATH = `/api/resource/ToDo?${query(LIST_QUERY)}`;
+const HEAVY_LIST_PATH = `/api/resource/ToDo?${query(HEAVY_LIST_QUERY)}`;
 
 function pick<T>(items: readonly T[], n: number): T {
   const item = items[n % items.length];
@@ -142,4 +143,31 @@ export async function bearerReads(data: SetupData): Promise<void> {
   }
   const last = await readPair(tenant, n, `Bearer ${token.value}`, 'bearer_');
   if (last.status === 401) renewed.set(key, { value: token.value, renewAt: 0 });
+}
+
+/** Where the fairness script's tenants are in setup()'s data: TENANTS_FILE's order, the first floods. */
+const FAIRNESS_ROLES = { flood: 0, quiet: 1 } as const;
+
+function fairnessTenant(data: SetupData, role: keyof typeof FAIRNESS_ROLES): TenantTarget {
+  const tenant = data.tenants[FAIRNESS_ROLES[role]];
+  if (!tenant) throw new Error(`no ${role} tenant in setup()'s data (the fairness script needs two)`);
+  return tenant;
+}
+
+/** quiet_alone, quiet_under_flood: the quiet tenant's list of 20 (the reads' list). */
+export async function quietList(data: SetupData): Promise<void> {
+  const res = await call(fairnessTenant(data, 'quiet'), 'GET', LIST_PATH, { name: 'quiet_list' });
+  listOk(res, 'quiet_list');
+}
+
+/**
+ * flood: the flooding tenant's heavy list, again as soon as it is answered (Retry-After ignored:
+ * the worst client). A 429 is the platform making the flood wait its turn (its queue full or too
+ * old, or its rate limit spent): counted in flood_refused and expected, so it fails neither
+ * http_req_failed nor the check. The body is not parsed: 500 rows each time would load the client.
+ */
+export async function floodList(data: SetupData): Promise<void> {
+  const res = await call(fairnessTenant(data, 'flood'), 'GET', HEAVY_LIST_PATH, { name: 'flood_list', expected: [{ min: 200, max: 399 }, 429] });
+  if (res.status === 429) floodRefused.add(1);
+  check(res, { 'flood_list: 200 or 429': (r) => r.status === 200 || r.status === 429 });
 }

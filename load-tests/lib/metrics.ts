@@ -14,3 +14,5 @@ export const serverErrors = new Counter(declared('server_errors', 'counter'));
 export const tokenFetches = new Counter(declared('token_fetches', 'counter'));
 /** Rows in each list answer. */
 export const listRows = new Trend(declared('list_rows', 'trend'));
+/** The fairness script's flooding tenant refused with a 429 (the platform protecting the others). */
+export const floodRefused = new Counter(declared('flood_refused', 'counter'));

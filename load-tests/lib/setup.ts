@@ -4,7 +4,8 @@
 //   - the load user (a System Manager, so reads go through DocPerm rather than Administrator's
 //     bypass) and a fresh API secret for it (generate_keys keeps its key);
 //   - a Client Credentials OAuth client for that user (created, or its secret reset);
-//   - SEED_TODOS ToDos described `load-seed <n>` (the missing ones inserted 200 at a time);
+//   - SEED_TODOS ToDos described `load-seed <n>` (the missing ones inserted 200 at a time), or
+//     FLOOD_TODOS for the fairness script's flooding tenant;
 //   - a client_credentials token, which the Bearer reads start with.
 import type { RefinedResponse } from 'k6/http';
 import { call, describe, field, query, targetOf, type TenantTarget } from './api.ts';
@@ -32,7 +33,7 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-async function prepareTenant(config: LoadConfig, tenant: TenantEntry): Promise<TenantTarget> {
+async function prepareTenant(config: LoadConfig, tenant: TenantEntry, seedTodos: number): Promise<TenantTarget> {
   const base = targetOf(config, tenant);
   const admin = { ...base, auth: `token ${tenant.api_key}:${tenant.api_secret}` };
   const user = config.loadUser;
@@ -95,9 +96,9 @@ async function prepareTenant(config: LoadConfig, tenant: TenantEntry): Promise<T
   );
   const have = Number(field(counted, 'message') ?? 0);
   const priorities = ['High', 'Medium', 'Low'];
-  for (let i = have; i < config.seedTodos; i += 200) {
+  for (let i = have; i < seedTodos; i += 200) {
     const docs = [];
-    for (let n = i; n < Math.min(i + 200, config.seedTodos); n++) {
+    for (let n = i; n < Math.min(i + 200, seedTodos); n++) {
       const day = String(1 + (n % 28)).padStart(2, '0');
       docs.push({
         doctype: 'ToDo',
@@ -111,12 +112,9 @@ async function prepareTenant(config: LoadConfig, tenant: TenantEntry): Promise<T
   }
   const names = field(
     must(
-      await call(
-        admin,
-        'GET',
-        `/api/resource/ToDo?${query({ fields: '["name"]', filters: seeded, limit_page_length: String(Math.min(config.seedTodos, 1000)) })}`,
-        { name: 'setup' },
-      ),
+      await call(admin, 'GET', `/api/resource/ToDo?${query({ fields: '["name"]', filters: seeded, limit_page_length: String(Math.min(seedTodos, 1000)) })}`, {
+        name: 'setup',
+      }),
       'listing ToDos',
       tenant.name,
     ),
@@ -136,10 +134,28 @@ async function prepareTenant(config: LoadConfig, tenant: TenantEntry): Promise<T
 export async function prepare(config: LoadConfig): Promise<SetupData> {
   const tenants: TenantTarget[] = [];
   for (let i = 0; i < config.tenants.length; i += PARALLEL) {
-    tenants.push(...(await Promise.all(config.tenants.slice(i, i + PARALLEL).map((t) => prepareTenant(config, t)))));
+    tenants.push(...(await Promise.all(config.tenants.slice(i, i + PARALLEL).map((t) => prepareTenant(config, t, config.seedTodos)))));
   }
   console.log(
     `setup: ${tenants.length} tenant(s) ready (${config.loadUser}, OAuth client ${OAUTH_APP_NAME}, ${config.seedTodos} ToDos each) at ${config.bases.join(', ')}`,
+  );
+  return { tenants, writeCleanup: config.writeCleanup, preparedAt: new Date().toISOString() };
+}
+
+/**
+ * The fairness script's setup: the first two tenants of TENANTS_FILE, in that order: the first
+ * floods (FLOOD_TODOS ToDos, so that its heavy list is heavy), the second is quiet (SEED_TODOS).
+ */
+export async function prepareFairness(config: LoadConfig): Promise<SetupData> {
+  const [flood, quiet, ...unused] = config.tenants;
+  if (!flood || !quiet) {
+    throw new Error(
+      `setup: the fairness script needs two tenants (the first floods, the second is the quiet one); TENANTS_FILE gives ${config.tenants.length}`,
+    );
+  }
+  const tenants = await Promise.all([prepareTenant(config, flood, config.floodTodos), prepareTenant(config, quiet, config.seedTodos)]);
+  console.log(
+    `setup: ${flood.name} floods (${config.floodTodos} ToDos), ${quiet.name} is quiet (${config.seedTodos} ToDos)${unused.length ? `; ${unused.length} more tenant(s) in the file left alone` : ''}, at ${config.bases.join(', ')}`,
   );
   return { tenants, writeCleanup: config.writeCleanup, preparedAt: new Date().toISOString() };
 }

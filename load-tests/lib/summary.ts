@@ -1,7 +1,8 @@
 // The end-of-test summary. handleSummary() gets k6's summary data (the documented
 // `handleSummary(data)` object: metrics with their values and thresholds, the root group's checks,
 // the run's duration), prints it as text in the style of k6's own summary, and writes it as JSON
-// for dashboards and CI (without setup()'s data: that holds API secrets). The Node runner builds
+// for dashboards and CI (without setup()'s data: that holds API secrets), with a script's own
+// section after it (the fairness script's figures, at the end of this file). The Node runner builds
 // the same object and calls the same functions, so both runners print the same report.
 
 export type MetricType = 'counter' | 'gauge' | 'rate' | 'trend';
@@ -209,15 +210,120 @@ export interface SummaryMeta {
   target?: string;
 }
 
+/** A script's own section of the summary (the fairness script's figures): text under k6's, and a JSON key. */
+export interface SummaryReport {
+  key: string;
+  text: string;
+  json: unknown;
+}
+
 /**
  * handleSummary's answer: the text on stdout, and the JSON (k6's summary data minus setup_data,
- * plus `meta`) at `jsonPath`.
+ * plus `meta`, plus the script's `report` under its key) at `jsonPath`.
  */
-export function summarize(data: SummaryData, jsonPath: string, meta: SummaryMeta): Record<string, string> {
+export function summarize(data: SummaryData, jsonPath: string, meta: SummaryMeta, report?: SummaryReport): Record<string, string> {
   const { setup_data: _secrets, ...rest } = data;
   const about = `${meta.script} (profile ${meta.profile}) against ${meta.bases.join(', ')}, ${meta.tenants} tenant(s), ${meta.runner} runner${meta.target ? `\n  ${meta.target}` : ''}`;
+  const json = { meta: { ...meta, finishedAt: new Date().toISOString() }, ...(report ? { [report.key]: report.json } : {}), ...rest };
   return {
-    stdout: `${textSummary(rest, about)}  JSON summary: ${jsonPath}\n`,
-    [jsonPath]: `${JSON.stringify({ meta: { ...meta, finishedAt: new Date().toISOString() }, ...rest }, null, 2)}\n`,
+    stdout: `${textSummary(rest, about)}${report ? `\n${report.text}` : ''}  JSON summary: ${jsonPath}\n`,
+    [jsonPath]: `${JSON.stringify(json, null, 2)}\n`,
   };
+}
+
+// The fairness script's section, from the same data: the quiet tenant alone and under the flood
+// (p50, p99, requests, failures), the flood's answers and refusals, and the figure the issue sets a
+// target on: the quiet tenant's p99 under the flood over its p99 alone. k6 thresholds compare one
+// metric with a constant, and a script cannot read a metric's aggregate while the test runs, so
+// that ratio cannot be a threshold: it is printed as a pass/fail line and written to the JSON
+// summary (`fairness.withinTarget`) for a CI job to gate on; the exit code does not include it.
+
+export interface ScenarioFigures {
+  /** ms; null when the scenario has no latency sample. */
+  p50: number | null;
+  p99: number | null;
+  requests: number;
+  /** Requests counted in http_req_failed (the flood's 429s are not). */
+  failed: number;
+}
+
+export interface FairnessFigures {
+  floodTenant: string;
+  quietTenant: string;
+  quietAlone: ScenarioFigures;
+  quietUnderFlood: ScenarioFigures;
+  flood: ScenarioFigures & { refused: number };
+  /** quietUnderFlood.p99 / quietAlone.p99; null without both. */
+  p99Ratio: number | null;
+  targetRatio: number;
+  withinTarget: boolean;
+}
+
+function scenarioFigures(data: SummaryData, scenario: string): ScenarioFigures {
+  const duration = data.metrics[`http_req_duration{scenario:${scenario}}`]?.values;
+  const requests = data.metrics[`http_reqs{scenario:${scenario}}`]?.values.count ?? duration?.count ?? 0;
+  // A Rate's `passes` are its non-zero samples: for http_req_failed, the failed requests.
+  const failed = data.metrics[`http_req_failed{scenario:${scenario}}`]?.values.passes ?? 0;
+  const sampled = (duration?.count ?? requests) > 0;
+  return { p50: sampled ? (duration?.med ?? null) : null, p99: sampled ? (duration?.['p(99)'] ?? null) : null, requests, failed };
+}
+
+/** Who floods, who is quiet, and the issue's target for the p99 ratio (FAIRNESS in scenarios.js). */
+export interface FairnessRun {
+  flood: string;
+  quiet: string;
+  targetRatio: number;
+}
+
+/** The figures of a fairness run. */
+export function fairnessFigures(data: SummaryData, run: FairnessRun): FairnessFigures {
+  const quietAlone = scenarioFigures(data, 'quiet_alone');
+  const quietUnderFlood = scenarioFigures(data, 'quiet_under_flood');
+  const refused = data.metrics.flood_refused?.values.count ?? 0;
+  const p99Ratio = quietAlone.p99 && quietUnderFlood.p99 !== null ? quietUnderFlood.p99 / quietAlone.p99 : null;
+  return {
+    floodTenant: run.flood,
+    quietTenant: run.quiet,
+    quietAlone,
+    quietUnderFlood,
+    flood: { ...scenarioFigures(data, 'flood'), refused },
+    p99Ratio,
+    targetRatio: run.targetRatio,
+    withinTarget: p99Ratio !== null && p99Ratio <= run.targetRatio,
+  };
+}
+
+function latencies(f: ScenarioFigures): string {
+  const ms = (v: number | null) => (v === null ? 'no samples' : humanDuration(v));
+  return `p50=${ms(f.p50)} p99=${ms(f.p99)}`;
+}
+
+function verdict(f: FairnessFigures): string {
+  if (f.p99Ratio === null) return `  ✗ quiet p99 under the flood: no ratio (a quiet scenario has no latency samples); target ≤ ${f.targetRatio}x alone`;
+  const ratio = `${f.p99Ratio.toFixed(2)}x alone`;
+  return f.withinTarget
+    ? `  ✓ quiet p99 under the flood: ${ratio} (target ≤ ${f.targetRatio}x)`
+    : `  ✗ quiet p99 under the flood: ${ratio}, over the target of ${f.targetRatio}x (not a threshold: the exit code does not include it)`;
+}
+
+/** The report as text, in the summary's layout. */
+export function fairnessText(f: FairnessFigures): string {
+  const row = (label: string, text: string) => `    ${label.padEnd(24, '.')}: ${text}`;
+  const answered = f.flood.requests - f.flood.refused - f.flood.failed;
+  return [
+    `  █ FAIRNESS: ${f.quietTenant} quiet, ${f.floodTenant} flooding`,
+    '',
+    row('quiet alone', `${latencies(f.quietAlone)}, ${f.quietAlone.requests} requests, ${f.quietAlone.failed} failed`),
+    row('quiet under the flood', `${latencies(f.quietUnderFlood)}, ${f.quietUnderFlood.requests} requests, ${f.quietUnderFlood.failed} failed`),
+    row('flood', `${latencies(f.flood)}, ${f.flood.requests} requests: ${answered} answered, ${f.flood.refused} refused (429), ${f.flood.failed} failed`),
+    '',
+    verdict(f),
+    '',
+  ].join('\n');
+}
+
+/** handleSummary's extra section: the text under k6's summary, and `fairness` in the JSON. */
+export function fairnessReport(data: SummaryData, run: FairnessRun): SummaryReport {
+  const figures = fairnessFigures(data, run);
+  return { key: 'fairness', text: fairnessText(figures), json: figures };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_METRICS } from '../../load-tests/node/engine/metrics';
 import { validateOptions } from '../../load-tests/node/engine/validate';
-import { buildOptions, CUSTOM_METRICS, DAY_CURVE, PROFILES, SCRIPTS, type ProfileName, type ScriptName } from '../../load-tests/scenarios.js';
+import { buildOptions, CUSTOM_METRICS, DAY_CURVE, FAIRNESS, PROFILES, SCRIPTS, type ProfileName, type ScriptName } from '../../load-tests/scenarios.js';
 import { ROOT } from '../support/process';
 
 /**
@@ -50,6 +50,11 @@ describe.each(profiles)('profile %s', (profile) => {
           expect(stage.duration).toMatch(DURATION);
           expect(Number.isInteger(stage.target) && stage.target >= 0).toBe(true);
         }
+      } else if (s.executor === 'constant-vus') {
+        expect(Number.isInteger(fields.vus) && fields.vus >= 1, `${name}.vus ${fields.vus}`).toBe(true);
+        expect(fields.duration).toMatch(DURATION);
+        expect(fields.startTime).toMatch(DURATION);
+        continue;
       } else throw new Error(`unexpected executor ${s.executor}`);
       expect(Number.isInteger(fields.preAllocatedVUs) && fields.preAllocatedVUs >= 1).toBe(true);
       expect(fields.maxVUs).toBeGreaterThanOrEqual(fields.preAllocatedVUs);
@@ -115,6 +120,38 @@ describe('scenario definitions', () => {
     expect(reads.stages.every((s: any) => s.duration === '120s')).toBe(true);
     expect(Math.max(...reads.stages.map((s: any) => s.target))).toBe(60); // 100/s × share 0.6 at the peak
     expect(Object.keys(o.scenarios).sort()).toEqual(['bearer_reads', 'methods', 'reads', 'tokens', 'writes']);
+  });
+
+  it('runs the fairness script in two phases: the quiet tenant alone, then inside a longer flood', () => {
+    const o = buildOptions('fairness', { PROFILE: 'ci', DURATION: '10s' });
+    const window = (name: string) => {
+      const s = o.scenarios[name] as any;
+      return { executor: s.executor, vus: s.vus, startTime: s.startTime, duration: s.duration };
+    };
+    expect(FAIRNESS.leadFraction).toBe(0.2);
+    expect(window('quiet_alone')).toEqual({ executor: 'constant-vus', vus: 4, startTime: '0s', duration: '10s' });
+    // The flood builds up for 2 s before the quiet tenant is measured under it, and outlasts it by 2 s.
+    expect(window('flood')).toEqual({ executor: 'constant-vus', vus: 48, startTime: '10s', duration: '14s' });
+    expect(window('quiet_under_flood')).toEqual({ executor: 'constant-vus', vus: 4, startTime: '12s', duration: '10s' });
+    expect(buildOptions('fairness', { PROFILE: 'ci' }).scenarios.quiet_alone).toMatchObject({ duration: PROFILES.ci.phase });
+    expect(buildOptions('fairness', { FLOOD_VUS: '96' }).scenarios.flood).toMatchObject({ vus: 96 });
+  });
+
+  it("judges the fairness script's quiet tenant on every failure and its latency, the flood on neither", () => {
+    const t = buildOptions('fairness', { PROFILE: 'ci' }).thresholds;
+    for (const quiet of ['quiet_alone', 'quiet_under_flood']) {
+      expect(t[`http_req_failed{scenario:${quiet}}`]).toEqual(['rate==0']);
+      expect(t[`http_req_duration{scenario:${quiet}}`]).toEqual(['p(95)<50', 'p(99)<150']);
+      expect(t[`http_reqs{scenario:${quiet}}`]).toEqual(['count>0']);
+    }
+    // Listed, not judged: a flood is slow, and its 429s are expected answers (flood_refused counts them).
+    expect(t['http_req_duration{scenario:flood}']).toEqual(['max>=0']);
+    expect(t['http_req_failed{scenario:flood}']).toEqual(['rate<0.01']);
+    expect(t.flood_refused).toEqual(['count>=0']);
+    expect(t.server_errors).toEqual(['count==0']);
+    // Looping VUs never drop an iteration.
+    expect(t.dropped_iterations).toBeUndefined();
+    expect(buildOptions('fairness', { PROFILE: 'capacity' }).thresholds['http_req_failed{scenario:quiet_under_flood}']).toEqual(['rate>=0']);
   });
 
   it('scales rates, durations, VUs and latency limits from the environment, and refuses unknown names', () => {

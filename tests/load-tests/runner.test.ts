@@ -34,8 +34,8 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Answers every request after `latencyMs`; every `failEvery`-th one with a 500. */
-async function stub(latencyMs: number, failEvery = 0): Promise<Stub> {
+/** Answers every request after `latencyMs`; every `failEvery`-th one with `failStatus`. */
+async function stub(latencyMs: number, failEvery = 0, failStatus = 500): Promise<Stub> {
   const arrivals: number[] = [];
   const started: number[] = [];
   let first = 0;
@@ -48,7 +48,7 @@ async function stub(latencyMs: number, failEvery = 0): Promise<Stub> {
     req.resume();
     setTimeout(() => {
       const failed = failEvery > 0 && n % failEvery === 0;
-      res.writeHead(failed ? 500 : 200, { 'Content-Type': 'application/json' });
+      res.writeHead(failed ? failStatus : 200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ n }));
     }, latencyMs);
   });
@@ -382,5 +382,24 @@ describe('the runner against stub servers with known latency and errors', () => 
 
     expect(invalid.code).toBe(104);
     expect(invalid.stderr).toContain('no metric no_such_metric');
+  });
+});
+
+describe('expected statuses', () => {
+  it('does not count a 429 as failed when the request expects it beside a range (the fairness flood)', { timeout: 30_000 }, async () => {
+    // Every other answer is a 429: failed under the default callback (200–399), expected under the other.
+    const [plainStub, floodStub] = await Promise.all([stub(5, 2, 429), stub(5, 2, 429)]);
+    const run = await runner(plainStub.url, {
+      scenarios: {
+        plain: { ...constant(20, 1, { pre: 5, max: 5 }), env: { TARGET: plainStub.url } },
+        flood: { ...constant(20, 1, { pre: 5, max: 5 }), env: { TARGET: floodStub.url, EXPECT_429: '1' } },
+      },
+      thresholds: { 'http_req_failed{scenario:plain}': ['rate==0.5'], 'http_req_failed{scenario:flood}': ['rate==0'] },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect([plainStub.arrivals.length, floodStub.arrivals.length]).toEqual([20, 20]);
+    const failed = (scenario: string) => run.summary.metrics[`http_req_failed{scenario:${scenario}}`].values;
+    expect(failed('plain')).toMatchObject({ passes: 10, fails: 10 });
+    expect(failed('flood')).toMatchObject({ passes: 0, fails: 20 });
   });
 });
