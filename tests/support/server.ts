@@ -88,6 +88,10 @@ export interface ServerOptions {
   redis?: { url: string; prefix: string };
   /** Fair admission per tenant (TENANT_MAX_CONNECTIONS, TENANT_QUEUE_LENGTH, TENANT_QUEUE_WAIT_MS); the defaults otherwise. */
   admission?: { maxConnections?: number; queueLength?: number; queueWaitMs?: number };
+  /** QUIRE_PLANS: the operator's plans (JSON of a PlanCatalog). */
+  plans?: unknown;
+  /** USAGE_FLUSH_MS and USAGE_MEASURE_MS: how often usage is added up and measured. */
+  usage?: { flushMs?: number; measureMs?: number };
   /** Serve the OAuth service in the same process (the `npm start` mode), with these settings. */
   auth?: true | Partial<Pick<AuthConfig, 'accessTokenTtl' | 'refreshTokenTtl' | 'codeTtl'>>;
 }
@@ -111,6 +115,9 @@ export function platformEnv(options: ServerOptions = {}): NodeJS.ProcessEnv {
   if (options.apiKeyTtlMs !== undefined) env.API_KEY_CACHE_TTL_MS = String(options.apiKeyTtlMs);
   if (options.sessionExpirySeconds !== undefined) env.SESSION_EXPIRY_SECONDS = String(options.sessionExpirySeconds);
   if (options.metricsTenantLabel) env.METRICS_TENANT_LABEL = 'true';
+  if (options.plans !== undefined) env.QUIRE_PLANS = JSON.stringify(options.plans);
+  if (options.usage?.flushMs !== undefined) env.USAGE_FLUSH_MS = String(options.usage.flushMs);
+  if (options.usage?.measureMs !== undefined) env.USAGE_MEASURE_MS = String(options.usage.measureMs);
   return throughPooler(env);
 }
 

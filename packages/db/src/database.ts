@@ -8,6 +8,13 @@ export interface QueryResult<R = Row> {
 export interface QueryOptions {
   /** Ask the driver to keep a server-side prepared statement for this text (hot paths). */
   prepare?: boolean;
+  /** A shorter statement timeout than the pool's for this statement (a tenant's plan); the server driver only. */
+  statementTimeoutMs?: number | undefined;
+}
+
+export interface TransactionOptions {
+  /** A shorter statement timeout than the pool's for every statement of the transaction; the server driver only. */
+  statementTimeoutMs?: number | undefined;
 }
 
 export interface Queryable {
@@ -67,7 +74,7 @@ export interface Database extends Executor {
    * One transaction on one connection. Everything that must be part of it goes through `tx`
    * (pass `tx` on as the Executor); `tx.transaction` nests as a savepoint.
    */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   listen(channel: string, handlers: ListenHandlers): Promise<Unlisten>;
   /** Whether a session-scoped advisory lock is meaningful (false on the single-session embedded driver). */
   readonly supportsAdvisoryLocks: boolean;

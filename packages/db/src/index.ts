@@ -5,6 +5,7 @@ export type {
   Queryable,
   QueryResult,
   QueryOptions,
+  TransactionOptions,
   Row,
   Transaction,
   ListenHandlers,

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { AfterCommitQueue } from './context';
 import { DEFAULT_PREPARED_PER_CONNECTION, runStatement, type Around } from './pg-query';
 import { TransactionHandle, type Session } from './transaction-handle';
-import type { Database, ListenHandlers, PoolStats, QueryOptions, QueryResult, Transaction, Unlisten } from './database';
+import type { Database, ListenHandlers, PoolStats, QueryOptions, QueryResult, Transaction, TransactionOptions, Unlisten } from './database';
 import { ident, literal } from './sql';
 import { TYPE_PARSERS } from './types';
 import { PG, pgErrorInfo } from './pg-errors';
@@ -97,7 +97,19 @@ export class PgDatabase implements Database {
   }
 
   query<R>(text: string, values: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<R>> {
+    // A statement with a timeout of its own runs in a transaction that sets it (SET LOCAL: nothing outlives it).
+    if (this.shorterTimeout(options?.statementTimeoutMs) !== undefined) {
+      const prepare = options?.prepare;
+      return this.transaction((tx) => tx.query<R>(text, values, prepare ? { prepare } : undefined), { statementTimeoutMs: options?.statementTimeoutMs });
+    }
     return this.run<R>(text, values, options);
+  }
+
+  /** `ms` when it is shorter than the pool's own statement timeout (none: any is). */
+  private shorterTimeout(ms: number | undefined): number | undefined {
+    if (ms === undefined || !(ms > 0)) return undefined;
+    const pool = this.options.statementTimeoutMs;
+    return pool && pool <= ms ? undefined : Math.trunc(ms);
   }
 
   private statementName(text: string): string | undefined {
@@ -151,7 +163,8 @@ export class PgDatabase implements Database {
     }
   }
 
-  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    const timeoutMs = this.shorterTimeout(options?.statementTimeoutMs);
     const client = await this.pool.connect();
     const afterCommit = new AfterCommitQueue();
     const session: Session = {
@@ -164,6 +177,8 @@ export class PgDatabase implements Database {
     const tx = new TransactionHandle(session, afterCommit, { lazyBegin: true, fuse: true });
     let broken = false;
     try {
+      // Rides with BEGIN; ends with the transaction, so the pooled connection keeps its own setting.
+      if (timeoutMs !== undefined) await tx.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
       const result = await fn(tx);
       await tx.commit();
       afterCommit.run();

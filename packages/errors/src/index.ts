@@ -108,6 +108,8 @@ export const InReadOnlyMode = define('InReadOnlyMode', 503, ValidationError);
 export const RateLimitExceededError = define('RateLimitExceededError', 429, ValidationError);
 /** A tenant's plan allows no more of something (database size, file storage, users): Quire's, a ValidationError as Frappe's limits were. */
 export const QuotaExceededError = define('QuotaExceededError', 417, ValidationError);
+/** A statement cut short by the tenant's plan's statement timeout: Frappe's QueryTimeoutError (500 on its JSON path). */
+export const QueryTimeoutError = define('QueryTimeoutError', 500);
 
 /** Anything that is not a FrappeError: Frappe reports the Python class; we report a generic one. */
 export const InternalServerError = define('Exception', 500);

@@ -13,7 +13,7 @@ import { PLATFORM_SCHEMA, platformMigrations } from './platform-schema';
 import { TenantSpares, type SpareOptions } from './spares';
 import { TenantTemplates } from './template';
 import { purgeDroppedFiles } from './file-purge';
-import { MeteredExecutor } from './metered-db';
+import { TenantDatabase } from './tenant-db';
 import { TenantPlans, type TenantLimits } from './plans';
 import { PlanQuota } from './quota';
 import { UsageMeter, UsageSampler } from './usage';
@@ -277,12 +277,14 @@ export class Platform {
     return { db: own.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes, files: this.files, secrets: this.secrets, quota: own.quota };
   }
 
-  /** The tenant's metered database and its plan's quota, made once per version of the tenant the directory holds. */
+  /** The tenant's database (metered, its plan's statement timeout) and its plan's quota, made once per version of the tenant the directory holds. */
   private ownOf(tenant: Tenant): { db: Executor; quota: PlanQuota | undefined } {
     let own = this.perTenant.get(tenant);
     if (!own) {
-      const db = this.metering ? new MeteredExecutor(this.db, tenant.name, this.usage) : this.db;
-      this.perTenant.set(tenant, (own = { db, quota: PlanQuota.of(tenant, this.plans.of(tenant)) }));
+      const limits = this.plans.of(tenant);
+      const metered = this.metering ? this.usage : undefined;
+      const db = metered || limits.statementTimeoutMs !== undefined ? new TenantDatabase(this.db, tenant.name, metered, limits.statementTimeoutMs) : this.db;
+      this.perTenant.set(tenant, (own = { db, quota: PlanQuota.of(tenant, limits) }));
     }
     return own;
   }
