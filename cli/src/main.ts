@@ -65,7 +65,10 @@ function program(json: boolean): Command {
     .option('--allow-cors <origin>', 'an origin allowed with credentials (* for any, "" for none; repeatable)', collect)
     .option('--domain <host>', 'the custom domains, replacing the current ones ("" for none; repeatable)', collect)
     .option('--host-name <url>', 'the public URL links in emails point at, e.g. https://erp.acme.com ("" for the primary host)')
-    .option('--rate-limit <seconds/window>', "Frappe's site rate limit: seconds of request time per window, e.g. 60/3600, over its plan's (0/3600: its plan's again)")
+    .option(
+      '--rate-limit <seconds/window>',
+      "Frappe's site rate limit: seconds of request time per window, e.g. 60/3600, over its plan's (0/3600: its plan's again)",
+    )
     .option('--plan <name>', 'its plan, one of QUIRE_PLANS ("" for the default plan)')
     .action((name: string, o: { allowCors?: string[]; domain?: string[]; hostName?: string; rateLimit?: string; plan?: string }) =>
       runCommand(quire, (rt) => tenantSet(rt, name, o)),

@@ -130,7 +130,11 @@ describe('plans', () => {
     expect(refused.text).toContain('Database Full');
     expect((await t.call('GET', `/api/resource/ToDo/${name}`)).body.data.description).toBe('kept');
     expectOk(await t.call('PUT', `/api/resource/ToDo/${name}`, { json: { description: 'edited' } }));
-    expectError(await t.call('POST', '/api/method/frappe.client.insert', { json: { doc: { doctype: 'ToDo', description: 'more' } } }), 417, 'QuotaExceededError');
+    expectError(
+      await t.call('POST', '/api/method/frappe.client.insert', { json: { doc: { doctype: 'ToDo', description: 'more' } } }),
+      417,
+      'QuotaExceededError',
+    );
     const list = await t.call('GET', '/api/resource/ToDo', { query: { fields: '["description"]' } });
     expect(list.body.data).toEqual([{ description: 'edited' }]);
     expectOk(await t.call('DELETE', `/api/resource/ToDo/${name}`, {}), 202);

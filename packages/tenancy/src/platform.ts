@@ -274,7 +274,17 @@ export class Platform {
   async context(tenant: Tenant, principal: Principal): Promise<DocContext> {
     const meta = this.metas.peek(tenant) ?? (await this.metas.get(tenant));
     const own = this.ownOf(tenant);
-    return { db: own.db, tenant, meta, principal, controllers: this.apps.controllers, changes: this.changes, files: this.files, secrets: this.secrets, quota: own.quota };
+    return {
+      db: own.db,
+      tenant,
+      meta,
+      principal,
+      controllers: this.apps.controllers,
+      changes: this.changes,
+      files: this.files,
+      secrets: this.secrets,
+      quota: own.quota,
+    };
   }
 
   /** The tenant's database (metered, its plan's statement timeout) and its plan's quota, made once per version of the tenant the directory holds. */

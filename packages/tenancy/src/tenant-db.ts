@@ -20,7 +20,11 @@ export class TenantDatabase implements Executor {
   async query<R>(text: string, values?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
     const started = performance.now();
     try {
-      return await this.db.query<R>(text, values, this.statementTimeoutMs === undefined ? options : { ...options, statementTimeoutMs: this.statementTimeoutMs });
+      return await this.db.query<R>(
+        text,
+        values,
+        this.statementTimeoutMs === undefined ? options : { ...options, statementTimeoutMs: this.statementTimeoutMs },
+      );
     } catch (e) {
       throw this.timedOut(e);
     } finally {
@@ -41,9 +45,12 @@ export class TenantDatabase implements Executor {
 
   private timedOut(e: unknown): unknown {
     if (this.statementTimeoutMs === undefined || pgErrorInfo(e)?.code !== PG.queryCanceled) return e;
-    return new QueryTimeoutError(`This request took longer than the ${this.statementTimeoutMs} ms this site's plan allows one database statement: ask for less at a time (fewer rows, a narrower filter)`, {
-      title: 'Request Timed Out',
-      cause: e,
-    });
+    return new QueryTimeoutError(
+      `This request took longer than the ${this.statementTimeoutMs} ms this site's plan allows one database statement: ask for less at a time (fewer rows, a narrower filter)`,
+      {
+        title: 'Request Timed Out',
+        cause: e,
+      },
+    );
   }
 }
