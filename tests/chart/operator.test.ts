@@ -470,10 +470,11 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
     expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
   });
 
-  it('prints Ready, Hosts and Age (and Reason and Schema with -o wide)', () => {
+  it('prints Ready, Plan, Hosts and Age (and Reason and Schema with -o wide)', () => {
     expect(version.additionalPrinterColumns).toEqual([
       { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
       { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1 },
+      { name: 'Plan', type: 'string', jsonPath: '.status.usage.plan' },
       { name: 'Hosts', type: 'string', jsonPath: '.status.hosts' },
       { name: 'Schema', type: 'string', jsonPath: '.status.schema', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
@@ -487,11 +488,21 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
     }
     const spec = openAPI.properties.spec;
     expect(spec.default).toEqual({});
-    expect(Object.keys(spec.properties).sort()).toEqual(['adminEmail', 'allowCorsOrigins', 'deletionPolicy', 'domains', 'readOnly', 'suspended']);
+    expect(Object.keys(spec.properties).sort()).toEqual(['adminEmail', 'allowCorsOrigins', 'deletionPolicy', 'domains', 'plan', 'readOnly', 'suspended']);
     expect(spec.properties.deletionPolicy).toMatchObject({ enum: ['Retain', 'Delete'], default: 'Retain' });
     for (const list of ['domains', 'allowCorsOrigins']) expect(spec.properties[list]).toMatchObject({ 'x-kubernetes-list-type': 'set', maxItems: 100 });
     const status = openAPI.properties.status;
-    expect(Object.keys(status.properties).sort()).toEqual(['adminSecretName', 'conditions', 'hosts', 'observedGeneration', 'schema']);
+    expect(Object.keys(status.properties).sort()).toEqual(['adminSecretName', 'conditions', 'hosts', 'observedGeneration', 'schema', 'usage']);
+    expect(Object.keys(status.properties.usage.properties).sort()).toEqual([
+      'databaseBytes',
+      'databaseSecondsToday',
+      'fileBytes',
+      'measuredAt',
+      'plan',
+      'requestSecondsToday',
+      'requestsToday',
+      'users',
+    ]);
     const conditions = status.properties.conditions;
     expect(conditions['x-kubernetes-list-type']).toBe('map');
     expect(conditions['x-kubernetes-list-map-keys']).toEqual(['type']);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createTenant, schemaOf } from '@quire/tenancy';
+import { createTenant, measureTenants, readUsage, schemaOf } from '@quire/tenancy';
 import type { Runtime } from '@quire/runtime';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeKubeApi, type FakeKubeApiServer } from '../support/kube-api';
@@ -22,6 +22,7 @@ import {
   secretData,
   startOperator,
   tenantObject,
+  usageIn,
 } from './support';
 
 let server: TestServer;
@@ -76,6 +77,15 @@ async function metric(op: Runtime, line: RegExp): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${op.operations!.port}/metrics`)).text();
   const m = line.exec(text);
   return m ? Number(m[1]) : NaN;
+}
+
+/** QUIRE_PLANS of the operator in the plan and usage tests: two plans, the first the default. */
+const PLANS = { default: 'starter', plans: { starter: { users: 5 }, business: { users: 100 } } };
+
+/** The tenant's own plan, as the platform table holds it (its config key `plan`). */
+async function planInTable(name: string): Promise<string | null> {
+  const { rows } = await server.db.query<{ plan: string | null }>(`SELECT "config"->>'plan' AS plan FROM quire.tenants WHERE "name" = $1`, [name]);
+  return rows[0]?.plan ?? null;
 }
 
 function specPatch(name: string, spec: Record<string, unknown>): void {
@@ -144,6 +154,92 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     specPatch(name, { readOnly: false });
     await eventually('active', () => (server.platform.tenants.get(name)?.status === 'active' ? true : undefined));
     expect(eventsFor(kube, name).map((e) => e.reason)).toEqual(expect.arrayContaining(['Suspended', 'ReadOnly', 'Resumed']));
+  });
+
+  it('spec.plan gives the tenant its plan and changes it; a plan QUIRE_PLANS does not define changes nothing until fixed', async () => {
+    await operator('operator-0', { QUIRE_PLANS: JSON.stringify(PLANS) });
+    const name = uniqueName('op');
+    const readyAt = (generation: number) =>
+      eventually(`generation ${generation} Ready`, () => {
+        const t = tenantObject(kube, name);
+        return isReady(t) && t?.metadata.generation === generation ? t : undefined;
+      });
+    applyTenant(kube, name, { plan: 'business' });
+    const first = await readyTenant(name);
+    expect(await planInTable(name)).toBe('business');
+    expect(condition(first, 'PlanReady')).toMatchObject({ status: 'True', reason: 'PlanApplied', message: 'On plan business' });
+    expect(usageIn(first)?.plan).toBe('business');
+    await eventually('the API processes to see it', () => (server.platform.tenants.get(name)?.config.plan === 'business' ? true : undefined));
+
+    specPatch(name, { plan: 'starter' });
+    expect(usageIn(await readyAt(2))?.plan).toBe('starter');
+    expect(await planInTable(name)).toBe('starter');
+
+    specPatch(name, { plan: 'gold' });
+    const unknown = await eventually('PlanReady=False', () => {
+      const t = tenantObject(kube, name);
+      const plan = condition(t, 'PlanReady');
+      return plan?.status === 'False' && plan.observedGeneration === 3 ? t : undefined;
+    });
+    expect(condition(unknown, 'PlanReady')).toMatchObject({
+      reason: 'UnknownPlan',
+      message: `spec.plan: No plan named "gold": the plans are starter, business (QUIRE_PLANS). Tenant ${name} keeps plan starter`,
+    });
+    expect(condition(unknown, 'Ready')).toMatchObject({ status: 'False', reason: 'UnknownPlan' });
+    expect(condition(unknown, 'SchemaReady')).toMatchObject({ status: 'True' });
+    expect(await planInTable(name)).toBe('starter');
+    expect(usageIn(unknown)?.plan).toBe('starter');
+    const warnings = eventsFor(kube, name).filter((e) => e.reason === 'UnknownPlan');
+    expect(warnings).toMatchObject([{ type: 'Warning', note: expect.stringContaining('No plan named "gold"') }]);
+
+    specPatch(name, { plan: '' }); // fixed: cleared, so the default plan
+    const fixed = await readyAt(4);
+    expect(await planInTable(name)).toBeNull();
+    expect(condition(fixed, 'PlanReady')).toMatchObject({ status: 'True', reason: 'PlanApplied', message: 'On the default plan, starter' });
+    expect(usageIn(fixed)?.plan).toBe('starter');
+    const changes = eventsFor(kube, name).filter((e) => e.reason === 'PlanChanged');
+    expect(changes.map((e) => [e.type, e.note])).toEqual([
+      ['Normal', `Tenant ${name} is on plan business`],
+      ['Normal', `Tenant ${name} is on plan starter`],
+      ['Normal', `Tenant ${name} is on the default plan, starter`],
+    ]);
+  });
+
+  it("writes the tenant's usage to status.usage, refreshed each period, and writes status only when the figures change", async () => {
+    await operator('operator-0', { QUIRE_PLANS: JSON.stringify(PLANS), OPERATOR_USAGE_REFRESH_SECONDS: '1' });
+    const name = uniqueName('op');
+    applyTenant(kube, name, { plan: 'business' });
+    const ready = await readyTenant(name);
+    expect(usageIn(ready)).toMatchObject({ plan: 'business', requestsToday: 0, requestSecondsToday: 0, databaseSecondsToday: 0 });
+
+    // What the API processes record: a measure of what the tenant keeps, and three requests' counts.
+    await measureTenants(server.db, [{ name, schema: schemaOf(name) }]);
+    for (const ms of [1200, 300, 500]) server.platform.usage.request(name, ms);
+    server.platform.usage.database(name, 250);
+    await server.platform.usage.flush();
+    // Compared with the table as read then: an API process's sampler may measure the tenant again meanwhile.
+    const { shown, read } = await eventually('status.usage with the requests and the measure', async () => {
+      const [now] = await readUsage(server.db, [name]);
+      const usage = usageIn(tenantObject(kube, name));
+      return usage?.requestsToday === 3 && now && usage.measuredAt === now.measuredAt ? { shown: usage, read: now } : undefined;
+    });
+    expect(shown).toEqual({
+      plan: 'business',
+      requestsToday: 3,
+      requestSecondsToday: 2,
+      databaseSecondsToday: 0.25,
+      databaseBytes: read.databaseBytes,
+      fileBytes: 0,
+      users: 0,
+      measuredAt: read.measuredAt,
+    });
+    expect(shown.databaseBytes).toBeGreaterThan(0);
+
+    // Refreshed every second from here on, but written only when something changed: here nothing does.
+    const statusWrites = () => kube.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(`/tenants/${name}/status`)).length;
+    const writes = statusWrites();
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(statusWrites()).toBe(writes);
   });
 
   it('provisions ten Tenants applied at once, each answering within seconds', async () => {

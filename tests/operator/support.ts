@@ -120,3 +120,19 @@ export function eventsFor(kube: FakeKubeApiServer, name: string): { reason: stri
     .filter((e) => (e.regarding as { name?: string } | undefined)?.name === name)
     .map((e) => ({ reason: e.reason as string, type: e.type as string, note: e.note as string, instance: e.reportingInstance as string }));
 }
+
+/** status.usage as the operator writes it (figures not measured yet are absent). */
+export interface UsageInStatus {
+  plan?: string;
+  requestsToday: number;
+  requestSecondsToday: number;
+  databaseSecondsToday: number;
+  databaseBytes?: number;
+  fileBytes?: number;
+  users?: number;
+  measuredAt?: string;
+}
+
+export function usageIn(obj: KubeObject | undefined): UsageInStatus | undefined {
+  return (obj?.status as { usage?: UsageInStatus } | undefined)?.usage;
+}

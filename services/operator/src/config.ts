@@ -40,6 +40,11 @@ const operatorSettings = {
   workers: ['OPERATOR_WORKERS', z.coerce.number().int().min(1).max(64).default(2)],
   /** Every Tenant is reconciled again this often even when nothing changed (drift repair). */
   resyncSeconds: ['OPERATOR_RESYNC_SECONDS', z.coerce.number().int().min(0).default(600)],
+  /**
+   * How often every Tenant's status.usage is read again (one query per 500 Tenants; only those whose
+   * figures changed are reconciled and written). 0: read only when a Tenant is reconciled.
+   */
+  usageRefreshSeconds: ['OPERATOR_USAGE_REFRESH_SECONDS', z.coerce.number().int().min(0).max(86_400).default(60)],
   /** Per-Tenant retry backoff after a failure: doubles from base to max. */
   backoffBaseMs: ['OPERATOR_BACKOFF_BASE_MS', z.coerce.number().int().min(1).default(500)],
   backoffMaxMs: ['OPERATOR_BACKOFF_MAX_MS', z.coerce.number().int().min(1).default(300_000)],

@@ -10,6 +10,7 @@ import { LeaderElector } from './kube/leader-election';
 import { WorkQueue } from './kube/workqueue';
 import type { OperatorMetrics } from './metrics';
 import { ConflictError, TenantReconciler } from './reconcile/tenant-reconciler';
+import { UsageReadings } from './reconcile/usage';
 import { keyOf, MANAGED_BY, TENANT_LABEL, type TenantResource } from './tenant-resource';
 
 const MANAGED_SELECTOR = Object.entries(MANAGED_BY)
@@ -32,7 +33,8 @@ export interface ControllerOptions {
  * The Tenant controller: informers on Tenants and on the Ingresses and Secrets it made feed a
  * deduplicating queue of Tenant keys (level-triggered: any event means "look again"); workers
  * reconcile keys only while this replica holds the leader Lease. Every Tenant is queued again each
- * resync period, so drift is repaired even without an event.
+ * resync period, so drift is repaired even without an event; and each usage refresh period the
+ * leader reads every Tenant's usage in batches and queues those whose status.usage it changes.
  */
 export class TenantController {
   readonly queue: WorkQueue;
@@ -40,6 +42,7 @@ export class TenantController {
   private readonly ingresses: WatchedCache<V1Ingress>;
   private readonly secrets: WatchedCache<V1Secret>;
   private readonly reconciler: TenantReconciler;
+  private readonly usage: UsageReadings;
   private readonly elector: LeaderElector;
   private readonly metrics: OperatorMetrics;
   private readonly logger: Logger;
@@ -48,6 +51,8 @@ export class TenantController {
   private leading: Promise<void>;
   private startLeading: () => void = () => undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
+  private usageTimer: NodeJS.Timeout | undefined;
+  private refreshingUsage: Promise<void> | undefined;
   private stopped = false;
 
   constructor(private readonly options: ControllerOptions) {
@@ -89,6 +94,7 @@ export class TenantController {
       logger,
     });
     const events = new EventRecorder(api, { identity: options.identity, logger });
+    this.usage = new UsageReadings(options.platform, config.usageRefreshSeconds * 1000);
     this.reconciler = new TenantReconciler({
       platform: options.platform,
       api,
@@ -96,6 +102,7 @@ export class TenantController {
       secrets: this.secrets,
       events,
       ingress: config,
+      usage: this.usage,
       logger,
     });
     this.elector = new LeaderElector(api, {
@@ -138,15 +145,22 @@ export class TenantController {
       this.resyncTimer = setInterval(() => this.enqueueAll(), every);
       this.resyncTimer.unref();
     }
+    const usageEvery = this.options.config.usageRefreshSeconds * 1000;
+    if (usageEvery > 0) {
+      this.usageTimer = setInterval(() => void this.refreshUsage(), usageEvery);
+      this.usageTimer.unref();
+    }
   }
 
   /** Stops taking work, lets reconciles in flight finish, releases the Lease, stops watching. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.resyncTimer);
+    clearInterval(this.usageTimer);
     this.queue.shutDown();
     this.startLeading(); // wakes idle workers, which then find the queue shut
     await Promise.all(this.workers);
+    await this.refreshingUsage;
     await this.elector.stop();
     await Promise.all([this.tenants.stop(), this.ingresses.stop(), this.secrets.stop()]);
   }
@@ -161,8 +175,31 @@ export class TenantController {
 
   private lead(): void {
     this.metrics.setLeader(true);
-    this.enqueueAll();
-    this.startLeading();
+    // Usage read in batches first: the reconciles that follow find it fresh instead of each reading its own.
+    void this.refreshUsage().finally(() => {
+      if (this.stopped || !this.elector.isLeader) return;
+      this.enqueueAll();
+      this.startLeading();
+    });
+  }
+
+  /** Reads every Tenant's usage (leader only, one run at a time) and queues the Tenants whose status.usage it changes. */
+  private refreshUsage(): Promise<void> {
+    if (this.options.config.usageRefreshSeconds === 0) return Promise.resolve();
+    this.refreshingUsage ??= this.refreshUsageNow().finally(() => (this.refreshingUsage = undefined));
+    return this.refreshingUsage;
+  }
+
+  private async refreshUsageNow(): Promise<void> {
+    if (!this.elector.isLeader) return;
+    const resources = this.tenants.list();
+    try {
+      await this.usage.refresh(resources.map((r) => r.metadata?.name ?? ''));
+    } catch (err) {
+      this.logger.warn({ err: describe(err) }, "could not read the tenants' usage");
+      return;
+    }
+    for (const resource of resources) if (this.usage.outdated(resource)) this.queue.add(keyOf(resource));
   }
 
   private follow(): void {

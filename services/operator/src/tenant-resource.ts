@@ -15,7 +15,7 @@ export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'quire-operator' } a
 export const TENANT_LABEL = 'quire.dev/tenant';
 export const FIELD_MANAGER = 'quire-operator';
 
-export type ConditionType = 'Ready' | 'SchemaReady' | 'DomainsReady';
+export type ConditionType = 'Ready' | 'SchemaReady' | 'DomainsReady' | 'PlanReady';
 
 /** metav1.Condition. */
 export interface Condition {
@@ -27,12 +27,29 @@ export interface Condition {
   observedGeneration?: number;
 }
 
+/**
+ * What the tenant used and keeps, as `quire tenant usage` shows it. A figure not measured yet is left
+ * out rather than null: a merge patch removes a key it sets to null, so null could never be stored.
+ */
+export interface TenantUsageStatus {
+  /** Its effective plan (its own, else the default); left out when QUIRE_PLANS defines none. */
+  plan?: string;
+  requestsToday: number;
+  requestSecondsToday: number;
+  databaseSecondsToday: number;
+  databaseBytes?: number;
+  fileBytes?: number;
+  users?: number;
+  measuredAt?: string;
+}
+
 export interface TenantStatus {
   observedGeneration?: number;
   schema?: string;
   hosts?: string[];
   adminSecretName?: string;
   conditions?: Condition[];
+  usage?: TenantUsageStatus;
 }
 
 export interface TenantResource extends KubernetesObject {
@@ -58,6 +75,12 @@ export const tenantSpecSchema = z.object({
   suspended: z.boolean().default(false),
   /** Reads served, writes answered 503 (`quire tenant suspend --read-only`); `suspended` wins. */
   readOnly: z.boolean().default(false),
+  /** One of QUIRE_PLANS' plans (`quire tenant set --plan`); empty or left out: the default plan. */
+  plan: z
+    .string()
+    .max(63)
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
 });
 
 export type TenantSpec = z.output<typeof tenantSpecSchema>;

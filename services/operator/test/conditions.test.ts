@@ -16,13 +16,21 @@ describe('conditions', () => {
     expect(flipped[0]).toMatchObject({ status: 'True', lastTransitionTime: '2026-11-24T10:05:00Z' });
   });
 
-  it('orders Ready, SchemaReady, DomainsReady and derives Ready from the first failing one', () => {
+  it('orders Ready, SchemaReady, DomainsReady, PlanReady and derives Ready from the first failing one', () => {
     const schema = { type: 'SchemaReady', status: 'True', reason: 'Adopted', message: 'm' } as const;
     const domains = { type: 'DomainsReady', status: 'False', reason: 'DomainConflict', message: 'Already registered: x (tenant y)' } as const;
-    expect(readyCondition(schema, domains)).toEqual({ type: 'Ready', status: 'False', reason: 'DomainConflict', message: 'Already registered: x (tenant y)' });
-    expect(readyCondition(schema, { ...domains, status: 'True', reason: 'DomainsRegistered' })).toMatchObject({ status: 'True', reason: 'Ready' });
-    const all = withConditions(undefined, [domains, schema, readyCondition(schema, domains)], 1, t0);
-    expect(all.map((c) => c.type)).toEqual(['Ready', 'SchemaReady', 'DomainsReady']);
+    const plan = { type: 'PlanReady', status: 'False', reason: 'UnknownPlan', message: 'spec.plan: No plan named "gold"' } as const;
+    expect(readyCondition([schema, domains, plan])).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'DomainConflict',
+      message: 'Already registered: x (tenant y)',
+    });
+    const domainsOk = { ...domains, status: 'True', reason: 'DomainsRegistered' } as const;
+    expect(readyCondition([schema, domainsOk, plan])).toMatchObject({ status: 'False', reason: 'UnknownPlan' });
+    expect(readyCondition([schema, domainsOk, { ...plan, status: 'True', reason: 'PlanApplied' }])).toMatchObject({ status: 'True', reason: 'Ready' });
+    const all = withConditions(undefined, [plan, domains, schema, readyCondition([schema, domains, plan])], 1, t0);
+    expect(all.map((c) => c.type)).toEqual(['Ready', 'SchemaReady', 'DomainsReady', 'PlanReady']);
   });
 
   it('sees no change in a status whose keys come in another order', () => {

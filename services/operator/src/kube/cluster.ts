@@ -14,11 +14,21 @@ import {
   type V1Lease,
   type V1Secret,
 } from '@kubernetes/client-node';
-import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type TenantResource, type TenantStatus } from '../tenant-resource';
+import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type TenantResource, type TenantStatus, type TenantUsageStatus } from '../tenant-resource';
 import { isNotFound } from './errors';
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const STATUS_FIELDS = ['observedGeneration', 'schema', 'hosts', 'adminSecretName', 'conditions'] as const satisfies readonly (keyof TenantStatus)[];
+const USAGE_FIELDS = [
+  'plan',
+  'requestsToday',
+  'requestSecondsToday',
+  'databaseSecondsToday',
+  'databaseBytes',
+  'fileBytes',
+  'users',
+  'measuredAt',
+] as const satisfies readonly (keyof TenantUsageStatus)[];
 
 /**
  * Every Kubernetes API call the operator makes, in the one namespace it serves. Custom resources
@@ -85,7 +95,8 @@ export class ClusterApi {
    * A merge patch keeps what it does not mention, so each field left out is sent as null (removed).
    */
   patchTenantStatus(name: string, status: TenantStatus): Promise<TenantResource> {
-    const body = { status: Object.fromEntries(STATUS_FIELDS.map((field) => [field, status[field] ?? null])) };
+    // A nested object is merged too: usage's fields left out are removed the same way.
+    const body = { status: { ...withNulls(status, STATUS_FIELDS), usage: status.usage ? withNulls(status.usage, USAGE_FIELDS) : null } };
     return this.custom.patchNamespacedCustomObjectStatus({ ...this.tenantRef(name), body }, MERGE_PATCH) as Promise<TenantResource>;
   }
 
@@ -150,4 +161,9 @@ export class ClusterApi {
   replaceLease(lease: V1Lease): Promise<V1Lease> {
     return this.coordination.replaceNamespacedLease({ name: lease.metadata?.name ?? '', namespace: this.namespace, body: lease });
   }
+}
+
+/** `fields` of `value`, each it leaves out as null (which a merge patch removes). */
+function withNulls<T extends object>(value: T, fields: readonly (keyof T & string)[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((field) => [field, value[field] ?? null]));
 }

@@ -23,13 +23,13 @@ export function withConditions(
       ...(generation === undefined ? {} : { observedGeneration: generation }),
     });
   }
-  const order: ConditionType[] = ['Ready', 'SchemaReady', 'DomainsReady'];
+  const order: ConditionType[] = ['Ready', 'SchemaReady', 'DomainsReady', 'PlanReady'];
   return [...byType.values()].sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
 }
 
-/** Ready follows the other two: True when both are, else the first failing one's reason and message. */
-export function readyCondition(schema: ConditionInput, domains: ConditionInput): ConditionInput {
-  const failing = [schema, domains].find((c) => c.status !== 'True');
+/** Ready follows the others: True when all are, else the first failing one's reason and message. */
+export function readyCondition(parts: readonly ConditionInput[]): ConditionInput {
+  const failing = parts.find((c) => c.status !== 'True');
   if (!failing) return { type: 'Ready', status: 'True', reason: 'Ready', message: 'The tenant is served at every host in status.hosts' };
   return { type: 'Ready', status: failing.status, reason: failing.reason, message: failing.message };
 }

@@ -18,10 +18,21 @@ import type { ClusterApi } from '../kube/cluster';
 import { describe, isConflict } from '../kube/errors';
 import type { EventRecorder } from '../kube/events';
 import type { WatchedCache } from '../kube/informer';
-import { API_VERSION, FINALIZER, KIND, readSpec, type Condition, type TenantResource, type TenantSpec, type TenantStatus } from '../tenant-resource';
+import {
+  API_VERSION,
+  FINALIZER,
+  KIND,
+  readSpec,
+  type Condition,
+  type TenantResource,
+  type TenantSpec,
+  type TenantStatus,
+  type TenantUsageStatus,
+} from '../tenant-resource';
 import { adminSecretNameOf, credentialsIn, isOperatorSecret, newAdminSecret } from './admin-secret';
 import { readyCondition, statusChanged, withConditions, type ConditionInput } from './conditions';
 import { desiredIngress, ingressNameOf, ingressUpToDate, type IngressConfig } from './ingress';
+import type { UsageReadings } from './usage';
 
 /**
  * `done`: in line with its spec. `invalid`: the spec cannot be served as written (status says why);
@@ -39,6 +50,7 @@ export interface ReconcilerDeps {
   secrets: WatchedCache<V1Secret>;
   events: EventRecorder;
   ingress: IngressConfig;
+  usage: UsageReadings;
   logger: Logger;
 }
 
@@ -53,8 +65,9 @@ interface SchemaState {
 
 /**
  * Brings one Tenant resource and the world in line, idempotently (it runs again after every change,
- * every relist and every resync): finalizer, tenant (created or adopted), CORS origins, custom
- * domains and their Ingress, the admin Secret, then status. Deletion runs the finalizer's cleanup.
+ * every relist and every resync): finalizer, tenant (created or adopted), CORS origins, suspension,
+ * plan, custom domains and their Ingress, the admin Secret, then status with the tenant's usage.
+ * Deletion runs the finalizer's cleanup.
  */
 export class TenantReconciler {
   constructor(private readonly deps: ReconcilerDeps) {}
@@ -69,21 +82,23 @@ export class TenantReconciler {
       const message = invalidName ?? ('invalid' in read ? read.invalid : '');
       const reason = invalidName !== undefined ? 'InvalidName' : 'InvalidSpec';
       this.deps.events.warning(current, reason, 'Validate', message);
-      await this.writeStatus(current, { condition: { type: 'SchemaReady', status: 'False', reason, message } }, unknownDomains());
+      await this.writeStatus(current, { condition: { type: 'SchemaReady', status: 'False', reason, message } }, waitingForTenant());
       return 'invalid';
     }
     const { spec } = read;
     const schema = await this.ensureTenant(current, spec);
     if (!schema.tenant) {
-      await this.writeStatus(current, schema, unknownDomains());
+      await this.writeStatus(current, schema, waitingForTenant());
       return 'invalid';
     }
     await this.ensureCorsOrigins(current, schema.tenant, spec);
     await this.ensureStatus(current, schema.tenant, spec);
+    const plan = await this.ensurePlan(current, schema.tenant, spec);
     const domains = await this.ensureDomains(current, schema.tenant, spec);
     const tenant = this.deps.platform.tenants.get(name) ?? schema.tenant;
-    await this.writeStatus(current, { ...schema, tenant }, domains);
-    return domains.status === 'True' ? 'done' : 'invalid';
+    const parts = [domains, plan];
+    await this.writeStatus(current, { ...schema, tenant }, parts, await this.deps.usage.statusOf(tenant));
+    return parts.every((c) => c.status === 'True') ? 'done' : 'invalid';
   }
 
   /** After a transient failure: Ready=False with what went wrong, the other conditions kept. Best effort. */
@@ -229,7 +244,7 @@ export class TenantReconciler {
       resource,
       'Adopted',
       'Adopt',
-      `Tenant ${tenant.name} already existed: adopted with its data, users and keys (no credentials Secret is issued); the spec's domains and CORS origins now apply`,
+      `Tenant ${tenant.name} already existed: adopted with its data, users and keys (no credentials Secret is issued); the spec's domains, CORS origins, suspension and plan now apply`,
     );
     return 'Adopted';
   }
@@ -275,6 +290,27 @@ export class TenantReconciler {
     );
   }
 
+  /**
+   * `spec.plan` as the tenant's config `plan` (none: the default plan). A name QUIRE_PLANS does not
+   * define changes nothing: PlanReady=False says so until the spec or the plans are fixed.
+   */
+  private async ensurePlan(resource: TenantResource, tenant: Tenant, spec: TenantSpec): Promise<ConditionInput> {
+    const { platform, events } = this.deps;
+    const unknown = spec.plan === undefined ? undefined : planProblem(platform, spec.plan);
+    if (unknown !== undefined) {
+      const message = `spec.plan: ${unknown}. Tenant ${tenant.name} keeps ${describePlan(tenant.config.plan, platform.limitsOf(tenant).plan)}`;
+      events.warning(resource, 'UnknownPlan', 'Configure', message);
+      return { type: 'PlanReady', status: 'False', reason: 'UnknownPlan', message };
+    }
+    let current = tenant;
+    if (tenant.config.plan !== spec.plan) {
+      await updateTenantConfig(platform, tenant.name, { plan: spec.plan ?? null });
+      current = platform.tenants.get(tenant.name) ?? tenant;
+      events.normal(resource, 'PlanChanged', 'Configure', `Tenant ${tenant.name} is on ${describePlan(spec.plan, platform.limitsOf(current).plan)}`);
+    }
+    return { type: 'PlanReady', status: 'True', reason: 'PlanApplied', message: `On ${describePlan(spec.plan, platform.limitsOf(current).plan)}` };
+  }
+
   private async ensureDomains(resource: TenantResource, tenant: Tenant, spec: TenantSpec): Promise<ConditionInput> {
     const { platform, events } = this.deps;
     let problem: ConditionInput | undefined;
@@ -318,15 +354,18 @@ export class TenantReconciler {
 
   // ---- status ----
 
-  private async writeStatus(resource: TenantResource, schema: SchemaState, domains: ConditionInput): Promise<void> {
+  /** The status as reconciled: `parts` are the conditions besides SchemaReady that Ready follows; written only when it changed. */
+  private async writeStatus(resource: TenantResource, schema: SchemaState, parts: readonly ConditionInput[], usage?: TenantUsageStatus): Promise<void> {
     const { platform, api } = this.deps;
     const generation = resource.metadata?.generation;
     const current = resource.status ?? {};
+    const all = [schema.condition, ...parts];
     const next: TenantStatus = {
       ...(generation === undefined ? {} : { observedGeneration: generation }),
       ...(schema.tenant ? { schema: schema.tenant.schema, hosts: platform.tenants.hostsOf(schema.tenant) } : {}),
       ...(schema.adminSecretName ? { adminSecretName: schema.adminSecretName } : {}),
-      conditions: withConditions(current.conditions, [readyCondition(schema.condition, domains), schema.condition, domains], generation, new Date()),
+      conditions: withConditions(current.conditions, [readyCondition(all), ...all], generation, new Date()),
+      ...(usage ? { usage } : {}),
     };
     if (!statusChanged(current, next)) return;
     await api.patchTenantStatus(resource.metadata?.name ?? '', next);
@@ -348,8 +387,27 @@ function failed(reason: string, message: string): SchemaState {
   return { condition: { type: 'SchemaReady', status: 'False', reason, message } };
 }
 
-function unknownDomains(): ConditionInput {
-  return { type: 'DomainsReady', status: 'Unknown', reason: 'SchemaNotReady', message: 'Waits for the tenant' };
+/** DomainsReady and PlanReady while there is no tenant to register domains with or give a plan. */
+function waitingForTenant(): ConditionInput[] {
+  return (['DomainsReady', 'PlanReady'] as const).map((type) => ({ type, status: 'Unknown', reason: 'SchemaNotReady', message: 'Waits for the tenant' }));
+}
+
+/** Why `name` is not one of QUIRE_PLANS' plans; undefined when it is. */
+function planProblem(platform: Platform, name: string): string | undefined {
+  try {
+    platform.plans.check(name);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ValidationError) return err.message;
+    throw err;
+  }
+}
+
+/** A tenant's plan in words: `own` (its config `plan`) when set, else the default, else none. */
+function describePlan(own: string | undefined, effective: string | undefined): string {
+  if (own !== undefined && own === effective) return `plan ${own}`;
+  if (effective === undefined) return 'no plan (QUIRE_PLANS defines none: nothing is limited)';
+  return `the default plan, ${effective}`;
 }
 
 /** What the resource's status records of the tenant's origin (a status lost with a failed write is rediscovered). */
