@@ -69,6 +69,8 @@ export interface SiteRateLimiterOptions {
 
 /** Weight of the latest request in a tenant's usual time. */
 const USUAL_WEIGHT = 0.2;
+/** What a request of a tenant not yet seen here is taken to cost (µs), at most a quarter of its budget. */
+const FIRST_ESTIMATE_MICROS = 100_000;
 /** Tenants whose usual time is kept (the oldest forgotten beyond). */
 const MAX_USUAL = 10_000;
 
@@ -108,7 +110,9 @@ export class SiteRateLimiter {
    */
   begin(tenant: string, setting: SiteRateLimit, now: number = Date.now()): (micros: number) => void {
     const state = this.windowOf(tenant, setting, now);
-    const estimate = Math.round(this.usual.get(tenant) ?? 0);
+    // Until one of its requests is done here, a tenant's cost is a guess: a few may start at once (a
+    // desk opening), not every connection a flood holds open at the window's start.
+    const estimate = Math.round(this.usual.get(tenant) ?? Math.min(FIRST_ESTIMATE_MICROS, (setting.limit * 1_000_000) / 4));
     state.reserved += estimate;
     let done = false;
     return (micros: number) => {

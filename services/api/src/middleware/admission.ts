@@ -1,9 +1,10 @@
-import { TooManyRequestsError } from '@quire/errors';
 import type { Refusal, TenantGate } from '@quire/limits';
 import type { Platform } from '@quire/tenancy';
 import type { NextFunction, Request, Response } from 'express';
 import { whenAnswered } from '../http/answered';
-import { refuseSoon } from './site-rate-limit';
+import { refuseSoon } from '../http/refusal';
+
+const RETRY_SOON = { 'Retry-After': '1' } as const;
 
 const MESSAGE: Readonly<Record<Refusal, string>> = {
   queue_full: 'Too many requests for this site at once: try again in a moment',
@@ -37,7 +38,7 @@ export function admitFairly(gate: TenantGate, platform: Pick<Platform, 'limitsOf
         });
         next();
       },
-      (why) => refuseSoon(next, new TooManyRequestsError(MESSAGE[why], { title: 'Too Many Requests', headers: { 'Retry-After': '1' } })),
+      (why) => refuseSoon(res, MESSAGE[why], RETRY_SOON),
       // Its plan's share of the process, else the process's default.
       platform.limitsOf(tenant).maxConnections,
     );

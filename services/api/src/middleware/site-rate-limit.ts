@@ -1,8 +1,8 @@
-import { TooManyRequestsError } from '@quire/errors';
 import type { SiteRateLimiter } from '@quire/limits';
 import type { Platform } from '@quire/tenancy';
 import type { NextFunction, Request, Response } from 'express';
 import { whenAnswered } from '../http/answered';
+import { refuseSoon } from '../http/refusal';
 
 /**
  * Frappe's site rate limit (frappe/rate_limiter.py), for tenants whose config or plan sets `rate_limit`:
@@ -29,8 +29,7 @@ export function limitSiteRate(limiter: SiteRateLimiter, platform: Pick<Platform,
     };
     if (!check.allowed) {
       const message = `This site has used its request time for now: try again in ${check.resetSeconds} s`;
-      const refusal = new TooManyRequestsError(message, { title: 'Too Many Requests', headers: { ...headers, 'Retry-After': String(check.resetSeconds) } });
-      refuseSoon(next, refusal);
+      refuseSoon(res, message, { ...headers, 'Retry-After': String(check.resetSeconds) });
       return;
     }
     const started = performance.now();
@@ -45,17 +44,4 @@ export function limitSiteRate(limiter: SiteRateLimiter, platform: Pick<Platform,
     whenAnswered(res, () => done((performance.now() - started) * 1000));
     next();
   };
-}
-
-/**
- * How long a refusal is held before it is sent. A client that ignores Retry-After and asks again at
- * once, on many connections, would otherwise have the process do nothing but refuse it (measured:
- * 14,000 refusals a second took the event loop from the other tenants); held this long, each of its
- * connections is refused at most 40 times a second, and the answer still comes within 50 ms.
- */
-export const REFUSAL_HOLD_MS = 25;
-
-/** Sends a 429 after REFUSAL_HOLD_MS (its connection idle meanwhile: a timer, no work). */
-export function refuseSoon(next: NextFunction, refusal: Error): void {
-  setTimeout(() => next(refusal), REFUSAL_HOLD_MS).unref();
 }
