@@ -285,6 +285,7 @@ describeRendered.each(OPERATOR_ON)('operator on: %s', (name) => {
     expect(value('OPERATOR_RETRY_PERIOD_MS')).toBe('2000');
     expect(value('OPERATOR_WORKERS')).toBe(custom ? '4' : '2');
     expect(value('OPERATOR_RESYNC_SECONDS')).toBe(custom ? '0' : '600');
+    expect(value('OPERATOR_USAGE_REFRESH_SECONDS')).toBe('60');
 
     // Tenant Ingresses route like the chart's: the api and auth Services, on their `http` port.
     for (const c of ['api', 'auth']) {

@@ -616,7 +616,7 @@ describeRendered('specific values', () => {
 describeRendered('plans and fair admission', () => {
   const PLANS_SCENARIO = 'two plans (tests/chart/values-plans.yaml, operator on)';
 
-  it('renders no QUIRE_PLANS and the TENANT_* defaults (TENANT_MAX_CONNECTIONS left to the process) by default', () => {
+  it('renders no QUIRE_PLANS and the TENANT_* and USAGE_* defaults (TENANT_MAX_CONNECTIONS left to the process) by default', () => {
     for (const scenario of ['default values (secrets by --set)', 'values-minimal.yaml', 'values-production.yaml']) {
       const objects = get(scenario);
       for (const w of quireWorkloads(objects)) {
@@ -626,6 +626,8 @@ describeRendered('plans and fair admission', () => {
         expect(env.TENANT_MAX_CONNECTIONS, where).toBeUndefined();
         expect(env.TENANT_QUEUE_LENGTH, where).toBe('100');
         expect(env.TENANT_QUEUE_WAIT_MS, where).toBe('2000');
+        expect(env.USAGE_FLUSH_MS, where).toBe('10000');
+        expect(env.USAGE_MEASURE_MS, where).toBe('300000');
       }
     }
   });

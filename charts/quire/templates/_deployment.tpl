@@ -36,6 +36,8 @@ Call with the root context.
   value: {{ int $o.workers | toString | quote }}
 - name: OPERATOR_RESYNC_SECONDS
   value: {{ int $o.resyncSeconds | toString | quote }}
+- name: OPERATOR_USAGE_REFRESH_SECONDS
+  value: {{ int $o.usageRefreshSeconds | toString | quote }}
 # Tenant Ingresses route like the chart's: /oauth and /.well-known to auth, the rest to api.
 - name: OPERATOR_API_SERVICE
   value: {{ include "quire.componentName" (dict "root" . "component" "api") | quote }}

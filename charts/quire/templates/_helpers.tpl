@@ -247,6 +247,8 @@ TENANT_MAX_CONNECTIONS: {{ int $c.tenantMaxConnections | toString | quote }}
 {{- end }}
 TENANT_QUEUE_LENGTH: {{ int $c.tenantQueueLength | toString | quote }}
 TENANT_QUEUE_WAIT_MS: {{ int $c.tenantQueueWaitMs | toString | quote }}
+USAGE_FLUSH_MS: {{ int $c.usageFlushMs | toString | quote }}
+USAGE_MEASURE_MS: {{ int $c.usageMeasureMs | toString | quote }}
 PORT: {{ int .Values.api.port | toString | quote }}
 AUTH_PORT: {{ int .Values.auth.port | toString | quote }}
 METRICS_PORT: {{ int .Values.metrics.port | toString | quote }}
