@@ -15,7 +15,11 @@ import type { CommandResult } from '../output';
 import { UsageError } from '../output';
 import type { Runtime } from '@quire/runtime';
 
-export async function tenantCreate(rt: Runtime, name: string, options: Omit<CreateTenantInput, 'name'> & { plan?: string | undefined }): Promise<CommandResult> {
+export async function tenantCreate(
+  rt: Runtime,
+  name: string,
+  options: Omit<CreateTenantInput, 'name'> & { plan?: string | undefined },
+): Promise<CommandResult> {
   const { plan, ...input } = options;
   // An unknown plan is refused before anything is made.
   if (plan) rt.platform.plans.check(plan);
@@ -88,7 +92,13 @@ export async function tenantResume(rt: Runtime, name: string): Promise<CommandRe
 export async function tenantSet(
   rt: Runtime,
   name: string,
-  options: { allowCors?: string[] | undefined; domain?: string[] | undefined; hostName?: string | undefined; rateLimit?: string | undefined; plan?: string | undefined },
+  options: {
+    allowCors?: string[] | undefined;
+    domain?: string[] | undefined;
+    hostName?: string | undefined;
+    rateLimit?: string | undefined;
+    plan?: string | undefined;
+  },
 ): Promise<CommandResult> {
   if (!options.allowCors && !options.domain && options.hostName === undefined && options.rateLimit === undefined && options.plan === undefined) {
     throw new UsageError('Nothing to set: give --allow-cors, --domain, --host-name, --rate-limit and/or --plan');

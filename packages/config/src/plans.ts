@@ -38,18 +38,16 @@ const byteSize = z.union([z.number(), z.string()]).transform((v, ctx) => {
 });
 
 /** Frappe's site rate limit: `limit` seconds of request time per `window` seconds. */
-const rateLimit = z
-  .union([z.string(), z.object({ limit: z.number(), window: z.number() })])
-  .transform((v, ctx) => {
-    const m = typeof v === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+)\s*$/.exec(v) : undefined;
-    const limit = typeof v === 'string' ? Number(m?.[1]) : v.limit;
-    const window = typeof v === 'string' ? Number(m?.[2]) : v.window;
-    if (!(limit > 0 && window >= 1 && window <= 86_400 * 31)) {
-      ctx.addIssue({ code: 'custom', message: `"<seconds>/<window seconds>" like 600/3600 (a window of 1 s to 31 days), not ${JSON.stringify(v)}` });
-      return z.NEVER;
-    }
-    return { limit, window };
-  });
+const rateLimit = z.union([z.string(), z.object({ limit: z.number(), window: z.number() })]).transform((v, ctx) => {
+  const m = typeof v === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+)\s*$/.exec(v) : undefined;
+  const limit = typeof v === 'string' ? Number(m?.[1]) : v.limit;
+  const window = typeof v === 'string' ? Number(m?.[2]) : v.window;
+  if (!(limit > 0 && window >= 1 && window <= 86_400 * 31)) {
+    ctx.addIssue({ code: 'custom', message: `"<seconds>/<window seconds>" like 600/3600 (a window of 1 s to 31 days), not ${JSON.stringify(v)}` });
+    return z.NEVER;
+  }
+  return { limit, window };
+});
 
 const positiveInt = z.number().int().min(1);
 
