@@ -2,8 +2,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upload } from '../files/helpers';
 import { quireJson, ROOT } from '../support/process';
-import { databaseUrl, startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { call, databaseUrl, startTestServer, type TestServer, type TestTenant } from '../support/server';
 import { until } from '../support/until';
+import { readUsage } from '@quire/tenancy';
+import { freshDatabase } from './migrate-support';
 import { expectError, expectOk } from './helpers';
 
 /**
@@ -223,18 +225,38 @@ describe('usage metering', () => {
     expect(measured.json.tenants[0].measuredAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
-  it('measures tenants by itself every USAGE_MEASURE_MS, shared between processes', async () => {
-    const quick = await startTestServer({ usage: { flushMs: 200, measureMs: 500 } });
+  it('measures tenants by itself every USAGE_MEASURE_MS, shared between processes; an idle tenant is not measured again', async () => {
+    // A database of its own: the suite's holds every other file's tenants, all due for a first measure.
+    const database = await freshDatabase();
+    const [one, two] = await Promise.all([0, 1].map(() => startTestServer({ databaseUrl: database.url, usage: { flushMs: 100, measureMs: 500 } })));
     try {
-      const t = await quick.tenant('ms');
-      const measured = await until(
-        async () => (await quire(['tenant', 'usage', t.name])).json.tenants[0] as Record<string, any>,
-        (row) => row.databaseBytes !== null,
+      const busy = await one!.tenant('ms');
+      const idle = await one!.tenant('ms');
+      const measured = async (name: string) => (await readUsage(database.db, [name]))[0]!;
+      await until(
+        () => measured(idle.name),
+        (u) => u.databaseBytes !== null,
         10_000,
       );
-      expect(measured.databaseBytes).toBeGreaterThan(0);
+      const first = await until(
+        () => measured(busy.name),
+        (u) => u.databaseBytes !== null,
+        10_000,
+      );
+      expect(first.databaseBytes).toBeGreaterThan(0);
+      const idleAt = (await measured(idle.name)).measuredAt;
+      // The busy tenant has requests (on the second process too): measured again after the period.
+      for (let i = 0; i < 3; i++) expectOk(await busy.call('POST', '/api/resource/ToDo', { json: { description: `t${i}` } }));
+      expectOk(await call(two!.url, busy.name, 'GET', '/api/resource/ToDo', { auth: busy.auth }));
+      await until(
+        () => measured(busy.name),
+        (u) => u.measuredAt !== first.measuredAt && u.today.requests === 4,
+        10_000,
+      );
+      expect((await measured(idle.name)).measuredAt).toBe(idleAt);
     } finally {
-      await quick.close();
+      await Promise.all([one?.close(), two?.close()]);
+      await database.drop();
     }
   });
 

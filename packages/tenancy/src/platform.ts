@@ -129,15 +129,7 @@ export class Platform {
     if (this.metering) return;
     this.metering = true;
     this.usage.start(options.flushMs);
-    this.sampler = new UsageSampler(
-      this.db,
-      options.measureMs,
-      // The others read the new sizes at their next registry read (refreshIntervalMs); this one at once.
-      async (measured) => {
-        for (const name of measured.keys()) if (this.tenants.get(name)) await this.tenants.refreshOne(name);
-      },
-      onError,
-    );
+    this.sampler = new UsageSampler(this.db, options.measureMs, onError);
     this.sampler.start();
     void this.sampler.runOnce();
   }

@@ -146,19 +146,23 @@ export class UsageMeter {
   }
 }
 
-/** Tenants measured per statement: their sizes come from one catalog query. */
-const MEASURE_BATCH = 50;
+/** Tenants claimed and measured at a time: their sizes come from one catalog query (a scan of pg_class). */
+const MEASURE_BATCH = 200;
 
 /**
- * Claims up to `limit` tenants whose measure is older than `maxAgeMs` (never measured first). Every
- * process may call it: a tenant claimed by one (its measured_at moved to now) is not due for the
- * others, so the work is shared without a leader.
+ * Claims up to `limit` tenants to measure: those never measured, and those measured over `maxAgeMs`
+ * ago that have had requests since the day of their last measure (an idle tenant keeps what it had).
+ * Every process may call it: a tenant claimed by one (its measured_at moved to now) is not due for
+ * the others, so the work is shared without a leader.
  */
 async function claimDue(db: Queryable, maxAgeMs: number, limit: number): Promise<Array<{ name: string; schema: string }>> {
   const { rows } = await db.query<{ name: string; schema: string }>(
     `WITH due AS (
        SELECT t."name", t."schema" FROM quire.tenants t LEFT JOIN quire.tenant_usage u ON u."tenant" = t."name"
-       WHERE u."tenant" IS NULL OR u."measured_at" < now() - make_interval(secs => $1::float8 / 1000)
+       WHERE u."tenant" IS NULL
+          OR (u."measured_at" < now() - make_interval(secs => $1::float8 / 1000)
+              AND EXISTS (SELECT 1 FROM quire.tenant_usage_daily d
+                          WHERE d."tenant" = t."name" AND d."day" >= (u."measured_at" AT TIME ZONE 'UTC')::date))
        ORDER BY u."measured_at" NULLS FIRST LIMIT $2
      ), claimed AS (
        INSERT INTO quire.tenant_usage AS u ("tenant", "measured_at") SELECT "name", now() FROM due
@@ -172,12 +176,18 @@ async function claimDue(db: Queryable, maxAgeMs: number, limit: number): Promise
   return rows;
 }
 
-/** Sizes of tenants' schemas (tables with their indexes and TOAST), by schema. */
+/**
+ * Sizes of tenants' schemas (tables, their indexes and TOAST), by schema, from Postgres's own page
+ * counts (pg_class.relpages, kept by autovacuum and ANALYZE). Not pg_total_relation_size: that opens
+ * every relation (a lock each, thousands per batch, waiting behind any DDL) and stats its files.
+ */
 async function schemaSizes(db: Queryable, schemas: readonly string[]): Promise<Map<string, number>> {
   const { rows } = await db.query<{ schema: string; bytes: number | string }>(
-    `SELECT n.nspname AS "schema", coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes
-     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = ANY($1::text[]) AND c.relkind IN ('r', 'm', 'p')
+    `SELECT n.nspname AS "schema",
+            (coalesce(sum(c.relpages::bigint + coalesce(toast.relpages, 0)), 0) * current_setting('block_size')::bigint)::bigint AS bytes
+     FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid
+     LEFT JOIN pg_class toast ON toast.oid = c.reltoastrelid
+     WHERE n.nspname = ANY($1::text[]) AND c.relkind IN ('r', 'm', 'p', 'i')
      GROUP BY n.nspname`,
     [schemas],
   );
@@ -225,8 +235,8 @@ export async function measureTenants(db: Queryable, tenants: ReadonlyArray<{ nam
 
 /**
  * Measures the tenants that are due, a batch at a time, in every process that meters (shared
- * through claimDue); `onMeasured` hears each batch (the platform tells processes about tenants
- * whose database went over or back under their plan).
+ * through claimDue). Processes read the new sizes with the registry (TenantDirectory.refresh), so a
+ * tenant that went over its plan is seen everywhere within CACHE_REFRESH_INTERVAL_MS.
  */
 export class UsageSampler {
   private timer: NodeJS.Timeout | undefined;
@@ -235,7 +245,6 @@ export class UsageSampler {
   constructor(
     private readonly db: Database,
     private readonly everyMs: number,
-    private readonly onMeasured: (measured: Map<string, TenantMeasure>) => Promise<void>,
     private readonly onError: (err: unknown) => void,
   ) {}
 
@@ -250,7 +259,7 @@ export class UsageSampler {
         for (;;) {
           const due = await claimDue(this.db, this.everyMs, MEASURE_BATCH);
           if (due.length === 0) return;
-          await this.onMeasured(await measureTenants(this.db, due));
+          await measureTenants(this.db, due);
           if (due.length < MEASURE_BATCH) return;
         }
       } catch (err) {
