@@ -153,7 +153,12 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     await eventually('read-only', () => (server.platform.tenants.get(name)?.status === 'read_only' ? true : undefined));
     specPatch(name, { readOnly: false });
     await eventually('active', () => (server.platform.tenants.get(name)?.status === 'active' ? true : undefined));
-    expect(eventsFor(kube, name).map((e) => e.reason)).toEqual(expect.arrayContaining(['Suspended', 'ReadOnly', 'Resumed']));
+    // The event is recorded after the status is set: the status can be seen first.
+    const reasons = await eventually('Resumed event', () => {
+      const seen = eventsFor(kube, name).map((e) => e.reason);
+      return seen.includes('Resumed') ? seen : undefined;
+    });
+    expect(reasons).toEqual(expect.arrayContaining(['Suspended', 'ReadOnly', 'Resumed']));
   });
 
   it('spec.plan gives the tenant its plan and changes it; a plan QUIRE_PLANS does not define changes nothing until fixed', async () => {
@@ -189,7 +194,11 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     expect(condition(unknown, 'SchemaReady')).toMatchObject({ status: 'True' });
     expect(await planInTable(name)).toBe('starter');
     expect(usageIn(unknown)?.plan).toBe('starter');
-    const warnings = eventsFor(kube, name).filter((e) => e.reason === 'UnknownPlan');
+    // Events are recorded after the status is written: the status can be seen first.
+    const warnings = await eventually('UnknownPlan event', () => {
+      const found = eventsFor(kube, name).filter((e) => e.reason === 'UnknownPlan');
+      return found.length > 0 ? found : undefined;
+    });
     expect(warnings).toMatchObject([{ type: 'Warning', note: expect.stringContaining('No plan named "gold"') }]);
 
     specPatch(name, { plan: '' }); // fixed: cleared, so the default plan
@@ -197,7 +206,10 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     expect(await planInTable(name)).toBeNull();
     expect(condition(fixed, 'PlanReady')).toMatchObject({ status: 'True', reason: 'PlanApplied', message: 'On the default plan, starter' });
     expect(usageIn(fixed)?.plan).toBe('starter');
-    const changes = eventsFor(kube, name).filter((e) => e.reason === 'PlanChanged');
+    const changes = await eventually('the third PlanChanged event', () => {
+      const found = eventsFor(kube, name).filter((e) => e.reason === 'PlanChanged');
+      return found.length >= 3 ? found : undefined;
+    });
     expect(changes.map((e) => [e.type, e.note])).toEqual([
       ['Normal', `Tenant ${name} is on plan business`],
       ['Normal', `Tenant ${name} is on plan starter`],
