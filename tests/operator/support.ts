@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { TenantUsageStatus } from '@quire/operator-service';
 import { createRuntime, loadRuntimeConfig, type Runtime } from '@quire/runtime';
 import pino from 'pino';
 import { hostFetch } from '../support/host-fetch';
@@ -122,17 +123,6 @@ export function eventsFor(kube: FakeKubeApiServer, name: string): { reason: stri
 }
 
 /** status.usage as the operator writes it (figures not measured yet are absent). */
-export interface UsageInStatus {
-  plan?: string;
-  requestsToday: number;
-  requestSecondsToday: number;
-  databaseSecondsToday: number;
-  databaseBytes?: number;
-  fileBytes?: number;
-  users?: number;
-  measuredAt?: string;
-}
-
-export function usageIn(obj: KubeObject | undefined): UsageInStatus | undefined {
-  return (obj?.status as { usage?: UsageInStatus } | undefined)?.usage;
+export function usageIn(obj: KubeObject | undefined): TenantUsageStatus | undefined {
+  return (obj?.status as { usage?: TenantUsageStatus } | undefined)?.usage;
 }

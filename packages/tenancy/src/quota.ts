@@ -1,9 +1,9 @@
 import type { Queryable } from '@quire/db';
 import type { WriteQuota } from '@quire/documents';
 import { QuotaExceededError } from '@quire/errors';
-import { ident } from '@quire/db';
 import type { Tenant } from './directory';
 import type { TenantLimits } from './plans';
+import { countedUsersSql, fileBytesSql } from './usage';
 
 /** `1.5 GiB`, `300 MiB`: a size as people read it. */
 export function formatBytes(bytes: number): string {
@@ -44,10 +44,7 @@ export class PlanQuota implements WriteQuota {
       );
     }
     if (doctype === 'User' && users !== undefined) {
-      const { rows } = await q.query<{ n: number | string }>(
-        `SELECT count(*) AS n FROM ${ident(this.tenant.schema)}."tabUser" WHERE "enabled" = 1 AND "name" NOT IN ('Administrator', 'Guest')`,
-      );
-      if (Number(rows[0]?.n ?? 0) >= users) {
+      if ((await scalar(q, countedUsersSql(this.tenant.schema))) >= users) {
         throw new QuotaExceededError(`This site's plan allows ${users} users, and ${users} are enabled: disable one, or move the site to a larger plan`, {
           title: 'User Limit Reached',
         });
@@ -58,8 +55,7 @@ export class PlanQuota implements WriteQuota {
   async beforeStoring(q: Queryable, bytes: number): Promise<void> {
     const limit = this.limits.fileBytes;
     if (limit === undefined) return;
-    const { rows } = await q.query<{ n: number | string }>(`SELECT coalesce(sum("file_size"), 0)::bigint AS n FROM ${ident(this.tenant.schema)}."tabFile"`);
-    const stored = Number(rows[0]?.n ?? 0);
+    const stored = await scalar(q, fileBytesSql(this.tenant.schema));
     if (stored + bytes > limit) {
       throw new QuotaExceededError(
         `This file (${formatBytes(bytes)}) does not fit: the site stores ${formatBytes(stored)} of the ${formatBytes(limit)} its plan allows. Delete files it no longer needs, or move it to a larger plan`,
@@ -67,4 +63,10 @@ export class PlanQuota implements WriteQuota {
       );
     }
   }
+}
+
+/** The one number a counting statement answers. */
+async function scalar(q: Queryable, sql: string): Promise<number> {
+  const { rows } = await q.query<{ n: number | string }>(`SELECT (${sql}) AS n`);
+  return Number(rows[0]?.n ?? 0);
 }

@@ -194,12 +194,20 @@ async function schemaSizes(db: Queryable, schemas: readonly string[]): Promise<M
   return new Map(rows.map((r) => [r.schema, Number(r.bytes)]));
 }
 
-/** A tenant's stored file bytes (its File documents) and enabled users besides Administrator and Guest. */
+/** SQL for a tenant's stored file bytes: the sizes of its File documents. */
+export function fileBytesSql(schema: string): string {
+  return `SELECT coalesce(sum("file_size"), 0)::bigint FROM ${ident(schema)}."tabFile"`;
+}
+
+/** SQL for the users a plan counts: enabled, besides Administrator and Guest. */
+export function countedUsersSql(schema: string): string {
+  return `SELECT count(*) FROM ${ident(schema)}."tabUser" WHERE "enabled" = 1 AND "name" NOT IN ('Administrator', 'Guest')`;
+}
+
+/** A tenant's stored file bytes and the users its plan counts, in one round trip. */
 export async function countTenantHoldings(db: Queryable, schema: string): Promise<{ fileBytes: number; users: number }> {
-  const s = ident(schema);
   const { rows } = await db.query<{ file_bytes: number | string; users: number | string }>(
-    `SELECT (SELECT coalesce(sum("file_size"), 0)::bigint FROM ${s}."tabFile") AS file_bytes,
-            (SELECT count(*) FROM ${s}."tabUser" WHERE "enabled" = 1 AND "name" NOT IN ('Administrator', 'Guest')) AS users`,
+    `SELECT (${fileBytesSql(schema)}) AS file_bytes, (${countedUsersSql(schema)}) AS users`,
   );
   const row = rows[0];
   return { fileBytes: Number(row?.file_bytes ?? 0), users: Number(row?.users ?? 0) };

@@ -1,6 +1,7 @@
 import { TooManyRequestsError } from '@quire/errors';
 import type { Response } from 'express';
 import { errorEnvelope, errorEnvelopeV2 } from './envelope';
+import { sendJsonText } from './respond';
 
 /**
  * How long a refusal (429) is held before it is sent. A client that ignores Retry-After and asks
@@ -36,10 +37,6 @@ function sendRefusal(res: Response, message: string, headers: Readonly<Record<st
     if (bodies.size >= MAX_BODIES) bodies.clear();
     bodies.set(key, body);
   }
-  res.statusCode = TooManyRequestsError.httpStatus;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Cache-Control', 'no-store,no-cache,must-revalidate,max-age=0');
-  res.end(body);
+  sendJsonText(res, TooManyRequestsError.httpStatus, body);
 }
