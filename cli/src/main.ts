@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { migrate } from './commands/migrate';
+import { clusterAdd, clusterDrain, clusterList, clusterSet } from './commands/cluster';
 import { oauthClientCreate, oauthRotateKeys } from './commands/oauth';
 import { serve } from './commands/serve';
 import { tenantCreate, tenantDrop, tenantList, tenantResume, tenantSet, tenantSuspend, tenantUsage } from './commands/tenant';
@@ -30,6 +31,36 @@ function program(json: boolean): Command {
     .description("bring the platform and every tenant to this build's release (resumable; concurrent runs wait for each other)")
     .action(() => runCommand(quire, (rt) => migrate(rt, { json })));
 
+  const cluster = quire.command('cluster').description("the Postgres clusters tenants' schemas live on");
+  cluster
+    .command('add <name>')
+    .description('register a cluster (refused unless it answers); new tenants land on it by weight')
+    .requiredOption(
+      '--url <url>',
+      'postgres://user:password@host:port/database, env:VARIABLE or file:/path (a mounted Secret); a password is stored encrypted, never printed',
+    )
+    .option('--direct-url <url>', 'a direct URL for LISTEN when --url goes through a transaction pooler (same forms)')
+    .option('--pool-mode <mode>', 'session (default) or transaction (--url is PgBouncer in transaction mode)')
+    .option('--weight <n>', 'its share of new tenants (default 1)')
+    .action((name: string, o: { url: string; directUrl?: string; poolMode?: string; weight?: string }) => runCommand(quire, (rt) => clusterAdd(rt, name, o)));
+  cluster
+    .command('list')
+    .description('every cluster, its weight, state and tenant count (passwords never shown)')
+    .action(() => runCommand(quire, clusterList));
+  cluster
+    .command('drain <name>')
+    .description('no new tenant or move lands on it; its tenants stay served')
+    .action((name: string) => runCommand(quire, (rt) => clusterDrain(rt, name, true)));
+  cluster
+    .command('undrain <name>')
+    .description('take new tenants again')
+    .action((name: string) => runCommand(quire, (rt) => clusterDrain(rt, name, false)));
+  cluster
+    .command('set <name>')
+    .description("change a cluster's weight")
+    .option('--weight <n>', 'its share of new tenants')
+    .action((name: string, o: { weight?: string }) => runCommand(quire, (rt) => clusterSet(rt, name, o)));
+
   const tenant = quire.command('tenant').description('create, list, drop and configure tenants');
   tenant
     .command('create <name>')
@@ -38,8 +69,11 @@ function program(json: boolean): Command {
     .option('--admin-password <password>', "the Administrator's login password (default: a random one, printed once)")
     .option('--admin-email <email>', "the Administrator's email (default admin@example.com)")
     .option('--plan <name>', 'its plan, one of QUIRE_PLANS (default: the default plan)')
-    .action((name: string, o: { domain: string[]; adminPassword?: string; adminEmail?: string; plan?: string }) =>
-      runCommand(quire, (rt) => tenantCreate(rt, name, { domains: o.domain, adminPassword: o.adminPassword, adminEmail: o.adminEmail, plan: o.plan })),
+    .option('--cluster <name>', 'the Postgres cluster its schema goes on (default: the one with the most room by weight)')
+    .action((name: string, o: { domain: string[]; adminPassword?: string; adminEmail?: string; plan?: string; cluster?: string }) =>
+      runCommand(quire, (rt) =>
+        tenantCreate(rt, name, { domains: o.domain, adminPassword: o.adminPassword, adminEmail: o.adminEmail, plan: o.plan, cluster: o.cluster }),
+      ),
     );
   tenant
     .command('list')

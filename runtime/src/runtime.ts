@@ -3,12 +3,21 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunningServer } from '@quire/api';
 import { loadApps, type AppSource, type LoadedApps } from '@quire/apps';
 import type { AuthMount, AuthService } from '@quire/auth-service';
-import { createDatabaseIfMissing, openDatabase, type Database } from '@quire/db';
+import { createDatabaseIfMissing, openDatabase, PgDatabase, type Database } from '@quire/db';
 import { LocalDiskStore } from '@quire/files';
 import { frappeApp } from '@quire/frappe';
 import { listen, operationsListener, Readiness, type Listening, type ServiceOperations } from '@quire/http';
 import { ProcessMetrics } from '@quire/metrics';
-import { loadDeploymentId, loadSecretBox, migrateRelease, Platform, platformSchemaReady, releaseOf, TenantMigrationError } from '@quire/tenancy';
+import {
+  loadDeploymentId,
+  loadSecretBox,
+  migrateRelease,
+  Platform,
+  platformSchemaReady,
+  releaseOf,
+  TenantMigrationError,
+  type ClusterConnection,
+} from '@quire/tenancy';
 import { QueueProducer } from '@quire/webhooks';
 import type { OperatorService } from '@quire/operator-service';
 import type { WebhooksService } from '@quire/webhooks-service';
@@ -124,7 +133,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     else await Platform.migratePlatform(db);
     // The API holds the file store (the files volume); on the embedded database every command does (one process at a time).
     const holdsFiles = serve.has('api') || db.kind === 'pglite';
-    const platform = await openPlatform(db, config, await loadApps(appSources(config.platform.apps)), logger, holdsFiles);
+    const platform = await openPlatform(db, config, await loadApps(appSources(config.platform.apps)), logger, holdsFiles, options.name ?? 'quire');
     closers.push(() => platform.close());
     if (options.migrate === 'release') {
       const report = await migrateRelease(platform);
@@ -173,11 +182,29 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
 }
 
-function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, logger: Logger, holdsFiles: boolean): Promise<Platform> {
+function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, logger: Logger, holdsFiles: boolean, applicationName: string): Promise<Platform> {
   const p = config.platform;
   return loadSecretBox(db, p.encryptionKey).then((secrets) =>
     Platform.open({
       db,
+      platformUrl: p.databaseUrl,
+      // Another cluster's pool: the platform pool's settings, its own size, idle connections closed.
+      ...(db.kind === 'postgres'
+        ? {
+            openCluster: (name: string, c: ClusterConnection) =>
+              new PgDatabase({
+                connectionString: c.url,
+                ...(c.directUrl ? { directConnectionString: c.directUrl } : {}),
+                poolMode: c.poolMode,
+                poolSize: p.clusterPoolSize ?? p.dbPoolSize,
+                idleSeconds: p.dbPoolIdleSeconds,
+                statementTimeoutMs: p.dbStatementTimeoutMs,
+                preparedPerConnection: p.dbPreparedPerConnection,
+                applicationName: `${applicationName}:${name}`,
+              }),
+          }
+        : {}),
+      clusterIdleMs: p.clusterIdleSeconds * 1000,
       apps,
       files: new LocalDiskStore(p.filesDir),
       secrets,

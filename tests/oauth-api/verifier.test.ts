@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from '@quire/db';
+import { allIn, type Database } from '@quire/db';
 import {
   AccessTokenVerifier,
   hostOfIssuer,
@@ -31,15 +31,14 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** Counts the queries that read the tenant's keys. */
-function counting(db: Queryable): Queryable & { keyReads: number } {
-  const wrapped = {
-    keyReads: 0,
-    query(text: string, values?: readonly unknown[]) {
-      if (text.includes(KEYS_TABLE)) wrapped.keyReads++;
-      return db.query(text, values);
-    },
-  };
-  return wrapped as Queryable & { keyReads: number };
+function counting(db: Database): Database & { keyReads: number } {
+  const wrapped = Object.create(db) as Database & { keyReads: number };
+  wrapped.keyReads = 0;
+  wrapped.query = ((text: string, values?: readonly unknown[]) => {
+    if (text.includes(KEYS_TABLE)) wrapped.keyReads++;
+    return db.query(text, values);
+  });
+  return wrapped;
 }
 
 async function reason(token: string, hosts = server.platform.issuerHosts(tenant)): Promise<AccessTokenFailure | 'ok'> {
@@ -106,7 +105,7 @@ describe('refusal reasons', () => {
 describe('the JWKS cache', () => {
   it('reads the keys once for many tokens, and garbage kids at most once per cooldown', async () => {
     const db = counting(server.db);
-    const verifier = new AccessTokenVerifier(db, new RevocationCache(server.db, { pollIntervalMs: 0 }), { unknownKidCooldownMs: 1000 });
+    const verifier = new AccessTokenVerifier(allIn(db), new RevocationCache(allIn(server.db), { pollIntervalMs: 0 }), { unknownKidCooldownMs: 1000 });
     const hosts = server.platform.issuerHosts(tenant);
     for (let i = 0; i < 20; i++) await verifier.verify(await mint(server, t), tenant, hosts);
     expect(db.keyReads).toBe(1);
@@ -123,7 +122,7 @@ describe('the JWKS cache', () => {
 
   it('picks up a key added after the cache was filled (a rotation), through an unknown kid', async () => {
     const db = counting(server.db);
-    const verifier = new AccessTokenVerifier(db, new RevocationCache(server.db, { pollIntervalMs: 0 }), { unknownKidCooldownMs: 200 });
+    const verifier = new AccessTokenVerifier(allIn(db), new RevocationCache(allIn(server.db), { pollIntervalMs: 0 }), { unknownKidCooldownMs: 200 });
     const tt = await server.tenant('oauthvr');
     const ref = server.platform.tenants.get(tt.name)!;
     const hosts = server.platform.issuerHosts(ref);
@@ -142,7 +141,7 @@ describe('the JWKS cache', () => {
     const hosts = server.platform.issuerHosts(ref);
     // A runtime of its own: the platform's also hears the new tenant's own invalidation, which may
     // land at any point below and drop its caches.
-    const oauth = new OAuthRuntime(server.db, { revocations: { pollIntervalMs: 0 } });
+    const oauth = new OAuthRuntime(allIn(server.db), { revocations: { pollIntervalMs: 0 } });
     try {
       expect((await oauth.authenticateBearer(ref, token, hosts)).ok).toBe(true);
       await server.db.query(`DELETE FROM "${tt.schema}"."${KEYS_TABLE}"`);
@@ -158,7 +157,7 @@ describe('the JWKS cache', () => {
 
 describe('the revocation cache', () => {
   it('merges a revocation applied while the first load runs', async () => {
-    const cache = new RevocationCache(server.db, { pollIntervalMs: 0 });
+    const cache = new RevocationCache(allIn(server.db), { pollIntervalMs: 0 });
     const checking = cache.isRevoked(tenant, 'jti-during-load');
     cache.apply(tenant.name, 'token', 'jti-during-load');
     expect(await checking).toBe(true);
@@ -171,7 +170,7 @@ describe('the revocation cache', () => {
     await server.db.query(`CREATE SCHEMA "${broken}"`);
     await server.db.query(revocationsTableDDL(broken));
     const errors: unknown[] = [];
-    const cache = new RevocationCache(server.db, { pollIntervalMs: 0, onError: (e) => errors.push(e) });
+    const cache = new RevocationCache(allIn(server.db), { pollIntervalMs: 0, onError: (e) => errors.push(e) });
     try {
       expect(await cache.isRevoked({ name: 'broken', schema: broken }, 'x')).toBe(false);
       expect(await cache.isRevoked(tenant, 'polled-jti')).toBe(false);
@@ -189,7 +188,7 @@ describe('the revocation cache', () => {
   });
 
   it('drops tenants not used recently, and loads them again on their next use', async () => {
-    const cache = new RevocationCache(server.db, { pollIntervalMs: 0, idleMs: 50 });
+    const cache = new RevocationCache(allIn(server.db), { pollIntervalMs: 0, idleMs: 50 });
     expect(await cache.isRevoked(tenant, 'a')).toBe(false);
     expect(cache.size).toBe(1);
     await new Promise((r) => setTimeout(r, 80));

@@ -1,3 +1,4 @@
+import { allIn } from '@quire/db';
 import { MetaRegistry } from '@quire/meta';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
@@ -19,7 +20,7 @@ const ref = (t: TestTenant) => ({ name: t.name, schema: t.schema });
 
 describe('the metadata cache', () => {
   it('keeps at most maxTenants tenants, least recently used dropped first', async () => {
-    const metas = new MetaRegistry(server.db, { maxTenants: 2 });
+    const metas = new MetaRegistry(allIn(server.db), { maxTenants: 2 });
     for (const t of tenants) await metas.get(ref(t));
     expect(metas.size).toBe(2);
     expect(metas.peek(ref(tenants[0]!))).toBeUndefined();
@@ -29,7 +30,7 @@ describe('the metadata cache', () => {
   });
 
   it('drops tenants unused for idleMs, and keeps the ones in use', async () => {
-    const metas = new MetaRegistry(server.db, { idleMs: 300 });
+    const metas = new MetaRegistry(allIn(server.db), { idleMs: 300 });
     for (const t of tenants) await metas.get(ref(t));
     await new Promise((r) => setTimeout(r, 400));
     const inUse = await metas.get(ref(tenants[1]!));
@@ -39,7 +40,7 @@ describe('the metadata cache', () => {
   });
 
   it('shares one parsed definition of each standard DocType between tenants of a release', async () => {
-    const metas = new MetaRegistry(server.db);
+    const metas = new MetaRegistry(allIn(server.db));
     const [a, b] = [await metas.get(ref(tenants[0]!)), await metas.get(ref(tenants[1]!))];
     expect(a.require('ToDo')).not.toBe(b.require('ToDo')); // each tenant's own tables
     expect(a.require('ToDo').table).not.toBe(b.require('ToDo').table);
@@ -53,7 +54,7 @@ describe('the metadata cache', () => {
       json: { name: 'Gadget', module: 'Custom', custom: 1, fields: [{ fieldname: 'title', fieldtype: 'Data', label: 'Title' }] },
     });
     expect(res.status).toBe(200);
-    const metas = new MetaRegistry(server.db);
+    const metas = new MetaRegistry(allIn(server.db));
     const [a, b] = [await metas.get(ref(t!)), await metas.get(ref(tenants[1]!))];
     expect(a.get('Gadget')).toBeDefined();
     expect(b.get('Gadget')).toBeUndefined();

@@ -382,7 +382,7 @@ describe('quire CLI', () => {
     const name = uniqueName('cli');
     const res = await quire(['tenant', 'create', name]);
     expect(res.code).toBe(0);
-    expect(Object.keys(res.json).sort()).toEqual(['admin_password', 'api_key', 'api_secret', 'hosts', 'name', 'plan', 'schema']);
+    expect(Object.keys(res.json).sort()).toEqual(['admin_password', 'api_key', 'api_secret', 'cluster', 'hosts', 'name', 'plan', 'schema']);
     // Without QUIRE_PLANS nothing is limited: no plan.
     expect(res.json).toMatchObject({ name, schema: `t_${name}`, hosts: [`${name}.localhost`], plan: null });
     expect(res.json.api_key).toMatch(/^[0-9a-f]{15}$/);
@@ -422,7 +422,9 @@ describe('quire CLI', () => {
     expect((await quire(['tenant', 'create', name])).code).toBe(0);
     const res = await quire(['tenant', 'list']);
     expect(res.code).toBe(0);
-    expect(res.json.tenants).toEqual(expect.arrayContaining([{ name, schema: `t_${name}`, status: 'active', plan: null, hosts: [`${name}.localhost`] }]));
+    expect(res.json.tenants).toEqual(
+      expect.arrayContaining([{ name, schema: `t_${name}`, status: 'active', cluster: 'default', plan: null, hosts: [`${name}.localhost`] }]),
+    );
   });
 
   it('`user create` and `keys generate` give a user a working key with its roles', async () => {

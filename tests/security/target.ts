@@ -67,7 +67,7 @@ export async function startTarget(env: NodeJS.ProcessEnv = {}): Promise<Target> 
       const name = `${prefix}${randomBytes(4).toString('hex')}`;
       const made = await quireJson(['tenant', 'create', name], base);
       if (made.code !== 0) throw new Error(`tenant create failed: ${JSON.stringify(made.json)}`);
-      const created = made.json as { name: string; schema: string; hosts: string[]; api_key: string; api_secret: string };
+      const created = made.json as { name: string; schema: string; cluster: string; hosts: string[]; api_key: string; api_secret: string };
       const auth = `token ${created.api_key}:${created.api_secret}`;
       // The server hears of the tenant through NOTIFY; wait until it answers for it.
       for (let i = 0; i < 100; i++) {

@@ -30,7 +30,7 @@ export async function tenantCreate(
   const made = rt.platform.tenants.get(t.name);
   const planName = made ? rt.platform.limitsOf(made).plan : plan;
   const text = [
-    `Created tenant ${t.name} (schema ${t.schema})${planName ? `, plan ${planName}` : ''}`,
+    `Created tenant ${t.name} (schema ${t.schema} on cluster ${t.cluster})${planName ? `, plan ${planName}` : ''}`,
     `Hosts: ${t.hosts.join(', ')}`,
     `Administrator API key: ${t.api_key}`,
     `Administrator API secret: ${t.api_secret}   (shown once; only its hash is stored)`,
@@ -41,6 +41,7 @@ export async function tenantCreate(
     json: {
       name: t.name,
       schema: t.schema,
+      cluster: t.cluster,
       hosts: t.hosts,
       plan: planName ?? null,
       api_key: t.api_key,
@@ -57,12 +58,13 @@ export async function tenantList(rt: Runtime): Promise<CommandResult> {
     name: t.name,
     schema: t.schema,
     status: t.status,
+    cluster: t.cluster,
     plan: rt.platform.limitsOf(t).plan ?? null,
     hosts: rt.platform.tenants.hostsOf(t),
   }));
   return {
     json: { tenants },
-    text: tenants.length ? tenants.map((t) => `${t.name}\t${t.status}\t${t.plan ?? '-'}\t${t.hosts.join(', ')}`).join('\n') : 'No tenants yet.',
+    text: tenants.length ? tenants.map((t) => `${t.name}\t${t.status}\t${t.cluster}\t${t.plan ?? '-'}\t${t.hosts.join(', ')}`).join('\n') : 'No tenants yet.',
   };
 }
 

@@ -1,4 +1,4 @@
-import { qualified, type Queryable } from '@quire/db';
+import { qualified, type Queryable, type TenantDatabases } from '@quire/db';
 import { makePrincipal, type Principal } from '@quire/permissions';
 import { LRUCache } from 'lru-cache';
 import { AUTH_TABLE } from './auth-table';
@@ -70,7 +70,7 @@ export class ApiKeyAuthenticator {
   private readonly ttlMs: number;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly dbs: TenantDatabases,
     options: PrincipalCacheOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 60_000;
@@ -116,7 +116,8 @@ export class ApiKeyAuthenticator {
   }
 
   private async load(tenant: TenantRef, apiKey: string): Promise<KeyEntry | undefined> {
-    const { rows } = await this.db.query<UserRow & { password: string }>(
+    const db = this.dbs.of(tenant);
+    const { rows } = await db.query<UserRow & { password: string }>(
       `SELECT u."name", u."enabled", u."user_type", a."password"
        FROM ${qualified(tenant.schema, 'tabUser')} u
        JOIN ${qualified(tenant.schema, AUTH_TABLE)} a ON a."doctype" = 'User' AND a."name" = u."name" AND a."fieldname" = 'api_secret'
@@ -125,7 +126,7 @@ export class ApiKeyAuthenticator {
     );
     const row = rows[0];
     if (!row || !row.enabled) return undefined;
-    const principal = await principalOf(this.db, tenant.schema, row);
+    const principal = await principalOf(db, tenant.schema, row);
     return { tenant: tenant.name, user: row.name, digest: storedDigest(row.password), principal };
   }
 

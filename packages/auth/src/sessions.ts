@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import { qualified, type ChangeNotifier, type Executor, type Queryable } from '@quire/db';
+import { qualified, type ChangeNotifier, type Executor, type Queryable, type TenantDatabases } from '@quire/db';
 import type { Principal } from '@quire/permissions';
 import { LRUCache } from 'lru-cache';
 import { loadPrincipal, type TenantRef } from './principals';
@@ -109,7 +109,7 @@ export class SessionAuthenticator {
   private generation = 0;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly dbs: TenantDatabases,
     private readonly options: { recheckMs?: number; expirySeconds: number; maxEntries?: number },
   ) {
     this.ttlMs = Math.floor(Math.min(options.recheckMs ?? 30_000, options.expirySeconds * 1000));
@@ -134,7 +134,8 @@ export class SessionAuthenticator {
   }
 
   private async load(tenant: TenantRef, sidHash: string): Promise<SessionEntry | undefined> {
-    const { rows } = await this.db.query<{ user: string; csrf_token: string | null; expires_at: string }>(
+    const db = this.dbs.of(tenant);
+    const { rows } = await db.query<{ user: string; csrf_token: string | null; expires_at: string }>(
       `UPDATE ${qualified(tenant.schema, SESSIONS_TABLE)}
        SET "last_active" = (now() at time zone 'utc'), "expires_at" = (now() at time zone 'utc') + make_interval(secs => $2)
        WHERE "sid_hash" = $1 AND "expires_at" > (now() at time zone 'utc')
@@ -143,7 +144,7 @@ export class SessionAuthenticator {
     );
     const row = rows[0];
     if (!row) return undefined;
-    const principal = await loadPrincipal(this.db, tenant.schema, row.user);
+    const principal = await loadPrincipal(db, tenant.schema, row.user);
     if (!principal) return undefined;
     return { tenant: tenant.name, sidHash, principal, csrfToken: row.csrf_token ?? undefined };
   }

@@ -85,6 +85,10 @@ const platformSettings = {
   /** After the delay: how long in-flight requests and deliveries get to finish. */
   shutdownTimeoutMs: ['SHUTDOWN_TIMEOUT_MS', z.coerce.number().int().min(0).max(600_000).default(20_000)],
   dbPoolSize: ['DB_POOL_SIZE', z.coerce.number().int().min(1).max(500).default(10)],
+  /** Connections at most in each other cluster's pool (quire cluster add); by default DB_POOL_SIZE. */
+  clusterPoolSize: ['CLUSTER_POOL_SIZE', z.coerce.number().int().min(1).max(500).optional()],
+  /** A cluster none of whose tenants was asked for this long has its pool and listener closed: idle clusters cost no connections. */
+  clusterIdleSeconds: ['CLUSTER_IDLE_SECONDS', z.coerce.number().int().min(1).max(86_400).default(300)],
   /** How long a pooled connection may sit idle before it is closed (0: never). */
   dbPoolIdleSeconds: ['DB_POOL_IDLE_SECONDS', z.coerce.number().int().min(0).max(86_400).default(300)],
   dbStatementTimeoutMs: ['DB_STATEMENT_TIMEOUT_MS', z.coerce.number().int().min(0).default(30_000)],

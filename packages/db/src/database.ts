@@ -95,3 +95,16 @@ export interface PoolStats {
   /** Callers waiting for a connection. */
   waiting: number;
 }
+
+/**
+ * Where each tenant's schema lives: with several Postgres clusters, the database of the tenant's
+ * own. Everything that reads or writes a tenant's tables asks this for the database, by name.
+ */
+export interface TenantDatabases {
+  of(tenant: { readonly name: string }): Database;
+}
+
+/** Every tenant in `db` (one cluster: tools and tests that open a database of their own). */
+export function allIn(db: Database): TenantDatabases {
+  return { of: () => db };
+}

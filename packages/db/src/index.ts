@@ -11,7 +11,9 @@ export type {
   ListenHandlers,
   Unlisten,
   PoolStats,
+  TenantDatabases,
 } from './database';
+export { allIn } from './database';
 export { PgDatabase, type PgDatabaseOptions } from './pg-driver';
 export { PgliteDatabase } from './pglite-driver';
 export { ident, qualified, literal } from './sql';

@@ -6,7 +6,7 @@ import type { Database, Queryable, Transaction, Unlisten } from './database';
  */
 export const INVALIDATION_CHANNEL = 'quire_invalidate';
 
-export type InvalidationTopic = 'meta' | 'tenant' | 'user' | 'session' | 'oauth';
+export type InvalidationTopic = 'meta' | 'tenant' | 'user' | 'session' | 'oauth' | 'cluster';
 
 export interface InvalidationMessage {
   topic: InvalidationTopic;

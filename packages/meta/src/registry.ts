@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { qualified, type Queryable } from '@quire/db';
+import { qualified, type Queryable, type TenantDatabases } from '@quire/db';
 import { LRUCache } from 'lru-cache';
 import type { DocTypeDefinition } from './definition';
 import { Meta, TenantMeta } from './meta';
@@ -121,7 +121,7 @@ export class MetaRegistry {
   private generation = 0;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly dbs: TenantDatabases,
     options: MetaCacheOptions = {},
   ) {
     const idleMs = options.idleMs ?? 30 * 60_000;
@@ -155,7 +155,7 @@ export class MetaRegistry {
     if (entry?.loading) return entry.loading;
     const generation = ++this.generation;
     const fresh: Entry = { generation };
-    fresh.loading = loadDefinitions(this.db, tenant.schema).then(
+    fresh.loading = loadDefinitions(this.dbs.of(tenant), tenant.schema).then(
       (defs) => {
         const meta = buildTenantMeta(tenant.schema, defs);
         // peek: whether it is still ours (not invalidated or evicted meanwhile) is no use of it

@@ -1,4 +1,4 @@
-import { qualified, type Queryable } from '@quire/db';
+import { qualified, type Queryable, type TenantDatabases } from '@quire/db';
 import { LRUCache } from 'lru-cache';
 import { loadRevocations, REVOCATIONS_TABLE } from './revocations';
 
@@ -77,7 +77,7 @@ export class RevocationCache {
   private polling: Promise<void> | undefined;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly dbs: TenantDatabases,
     options: RevocationCacheOptions = {},
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 3000;
@@ -157,7 +157,7 @@ export class RevocationCache {
     if (entry.loading) return entry.loading;
     const pending: Array<[Kind, string]> = [];
     entry.pending.push(pending);
-    entry.loading = loadRevocations(this.db, entry.schema)
+    entry.loading = loadRevocations(this.dbs.of(entry), entry.schema)
       .then((sets) => {
         this.install(entry, sets, pending);
         entry.loaded = true;
@@ -239,21 +239,33 @@ export class RevocationCache {
     }
   }
 
+  /** Current sets of `batch`: one query per database (cluster) its tenants live in. */
   private async read(batch: readonly Entry[]): Promise<Map<string, Sets>> {
-    const parts = batch.map(
-      (e, i) =>
-        `SELECT $${i + 1}::text AS "tenant", "kind", "id" FROM ${qualified(e.schema, REVOCATIONS_TABLE)}
-         WHERE "expires_at" >= (clock_timestamp() at time zone 'utc')`,
-    );
-    const { rows } = await this.db.query<{ tenant: string; kind: string; id: string }>(
-      parts.join('\nUNION ALL\n'),
-      batch.map((e) => e.name),
-    );
-    const results = new Map<string, Sets>(batch.map((e) => [e.name, { tokens: new Set<string>(), grants: new Set<string>() }]));
-    for (const r of rows) {
-      const sets = results.get(r.tenant);
-      if (sets) (r.kind === 'grant' ? sets.grants : sets.tokens).add(r.id);
+    const byDatabase = new Map<Queryable, Entry[]>();
+    for (const entry of batch) {
+      const db = this.dbs.of(entry);
+      const group = byDatabase.get(db);
+      if (group) group.push(entry);
+      else byDatabase.set(db, [entry]);
     }
+    const results = new Map<string, Sets>(batch.map((e) => [e.name, { tokens: new Set<string>(), grants: new Set<string>() }]));
+    await Promise.all(
+      [...byDatabase].map(async ([db, entries]) => {
+        const parts = entries.map(
+          (e, i) =>
+            `SELECT $${i + 1}::text AS "tenant", "kind", "id" FROM ${qualified(e.schema, REVOCATIONS_TABLE)}
+         WHERE "expires_at" >= (clock_timestamp() at time zone 'utc')`,
+        );
+        const { rows } = await db.query<{ tenant: string; kind: string; id: string }>(
+          parts.join('\nUNION ALL\n'),
+          entries.map((e) => e.name),
+        );
+        for (const r of rows) {
+          const sets = results.get(r.tenant);
+          if (sets) (r.kind === 'grant' ? sets.grants : sets.tokens).add(r.id);
+        }
+      }),
+    );
     return results;
   }
 }

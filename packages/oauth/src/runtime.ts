@@ -1,5 +1,5 @@
 import { loadPrincipal } from '@quire/auth';
-import type { Queryable } from '@quire/db';
+import type { TenantDatabases } from '@quire/db';
 import { scopedPrincipal, type Principal } from '@quire/permissions';
 import { LRUCache } from 'lru-cache';
 import { RevocationCache, type RevocationCacheOptions } from './revocation-cache';
@@ -58,11 +58,11 @@ export class OAuthRuntime {
   private readonly keyListeners = new Set<(tenant: string | undefined) => void>();
 
   constructor(
-    private readonly db: Queryable,
+    private readonly dbs: TenantDatabases,
     options: OAuthRuntimeOptions = {},
   ) {
-    this.revocations = new RevocationCache(db, options.revocations);
-    this.verifier = new AccessTokenVerifier(db, this.revocations, options.verifier);
+    this.revocations = new RevocationCache(dbs, options.revocations);
+    this.verifier = new AccessTokenVerifier(dbs, this.revocations, options.verifier);
     this.principalTtlMs = options.principalTtlMs ?? 60_000;
     // ttl 0 would mean "never expires" to LRUCache: with principalTtlMs <= 0 nothing is stored instead.
     this.users = new LRUCache({ max: options.maxPrincipals ?? 10_000, ttl: Math.max(0, this.principalTtlMs), ttlAutopurge: false });
@@ -174,7 +174,7 @@ export class OAuthRuntime {
     let pending = this.loading.get(key);
     if (!pending) {
       const generation = this.generation;
-      pending = loadPrincipal(this.db, tenant.schema, user)
+      pending = loadPrincipal(this.dbs.of(tenant), tenant.schema, user)
         .then((principal) => {
           const scoped = new LRUCache<string, Principal>({ max: MAX_SCOPED_PER_USER });
           const entry: UserEntry = { tenant: tenant.name, user, principal, scoped };

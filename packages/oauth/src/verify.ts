@@ -1,4 +1,4 @@
-import type { Queryable } from '@quire/db';
+import type { TenantDatabases } from '@quire/db';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { tenantAudience } from './audience';
@@ -108,7 +108,7 @@ export class AccessTokenVerifier {
   private readonly maxTokenLength: number;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly dbs: TenantDatabases,
     private readonly revocations: RevocationCache,
     options: VerifierOptions = {},
   ) {
@@ -253,7 +253,7 @@ export class AccessTokenVerifier {
     if (state.loading && !scheduled) return state.loading;
     const loading: Promise<KeySet> = (async () => {
       state.lastRead = Date.now();
-      const keys = (await publicKeys(this.db, tenant.schema)).filter((k) => k.alg === SIGNING_ALG);
+      const keys = (await publicKeys(this.dbs.of(tenant), tenant.schema)).filter((k) => k.alg === SIGNING_ALG);
       const fingerprint = JSON.stringify(keys.map((k) => [k.kid, k.jwk]));
       const expiresAt = Date.now() + this.jwksTtlMs;
       if (state.set && state.set.fingerprint === fingerprint) {

@@ -1,5 +1,5 @@
 import type { ApiKeyAuthenticator, SessionAuthenticator } from '@quire/auth';
-import { publishInvalidation, type ChangeNotifier, type DocumentChange, type RealtimeMessage, type Transaction } from '@quire/db';
+import { publishInvalidation, type ChangeNotifier, type DocumentChange, type Queryable, type RealtimeMessage, type Transaction } from '@quire/db';
 import type { MetaRegistry, TenantRef } from '@quire/meta';
 import type { OAuthRuntime } from '@quire/oauth';
 
@@ -24,16 +24,26 @@ export class PlatformChanges implements ChangeNotifier {
   private readonly realtimeListeners = new Set<RealtimeListener>();
 
   constructor(
+    /** The platform database (quire.tenants), which may not be the one a tenant's transaction runs on. */
+    private readonly platformDb: Queryable,
     private readonly metas: MetaRegistry,
     private readonly apiKeys: ApiKeyAuthenticator,
     private readonly sessions: SessionAuthenticator,
     private readonly oauth: OAuthRuntime,
   ) {}
 
+  /**
+   * The notification goes out with the change, on the tenant's own cluster (every process listens
+   * on the clusters it uses). The version, which only the periodic check for missed notifications
+   * reads, is bumped in the platform database once the change committed: the tenant may be on
+   * another cluster, and a tenant's DocType change then holds no platform row.
+   */
   async metaChanged(tx: Transaction, tenant: TenantRef): Promise<void> {
-    await tx.query(`UPDATE quire.tenants SET "meta_version" = "meta_version" + 1 WHERE "name" = $1`, [tenant.name]);
     await publishInvalidation(tx, { topic: 'meta', tenant: tenant.name });
-    tx.afterCommit(() => this.metas.invalidate(tenant.name));
+    tx.afterCommit(() => {
+      this.metas.invalidate(tenant.name);
+      this.platformDb.query(`UPDATE quire.tenants SET "meta_version" = "meta_version" + 1 WHERE "name" = $1`, [tenant.name]).catch(() => {});
+    });
   }
 
   async userChanged(tx: Transaction, tenant: TenantRef, user: string): Promise<void> {

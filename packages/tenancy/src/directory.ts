@@ -11,6 +11,8 @@ export interface Tenant {
   readonly name: string;
   readonly schema: string;
   readonly status: TenantStatus;
+  /** The Postgres cluster its schema is on (clusters.ts); `default` is the platform's own database. */
+  readonly cluster: string;
   /** Custom domains registered for the tenant (besides `<name>.<BASE_DOMAIN>`). */
   readonly domains: readonly string[];
   readonly metaVersion: number;
@@ -37,19 +39,22 @@ export interface TenantConfig {
 export interface DirectoryOptions {
   baseDomain: string;
   defaultTenant?: string | undefined;
+  /** Called with the clusters of tenants just read, before they are served (a cluster added since is read first). */
+  clustersSeen?: (clusters: Set<string>) => Promise<void>;
 }
 
 interface TenantRow {
   name: string;
   schema: string;
   status: TenantStatus;
+  cluster: string;
   meta_version: number | string;
   domains: string[] | null;
   config: TenantConfig | string | null;
   database_bytes: number | string | null;
 }
 
-const SELECT_TENANTS = `SELECT t."name", t."schema", t."status", t."meta_version", t."config",
+const SELECT_TENANTS = `SELECT t."name", t."schema", t."status", t."cluster", t."meta_version", t."config",
          (SELECT u."database_bytes" FROM quire.tenant_usage u WHERE u."tenant" = t."name") AS database_bytes,
          array_remove(array_agg(d."domain" ORDER BY d."domain"), NULL) AS domains
   FROM quire.tenants t LEFT JOIN quire.tenant_domains d ON d."tenant" = t."name"`;
@@ -57,7 +62,16 @@ const SELECT_TENANTS = `SELECT t."name", t."schema", t."status", t."meta_version
 function fromRow(r: TenantRow): Tenant {
   const config = (typeof r.config === 'string' ? JSON.parse(r.config) : (r.config ?? {})) as TenantConfig;
   const databaseBytes = r.database_bytes === null ? undefined : Number(r.database_bytes);
-  return { name: r.name, schema: r.schema, status: r.status, domains: r.domains ?? [], metaVersion: Number(r.meta_version), config, databaseBytes };
+  return {
+    name: r.name,
+    schema: r.schema,
+    status: r.status,
+    cluster: r.cluster,
+    domains: r.domains ?? [],
+    metaVersion: Number(r.meta_version),
+    config,
+    databaseBytes,
+  };
 }
 
 /**
@@ -86,6 +100,7 @@ export class TenantDirectory {
   async refresh(): Promise<string[]> {
     const started = ++this.reads;
     const { rows } = await this.db.query<TenantRow>(`${SELECT_TENANTS} GROUP BY t."name"`);
+    await this.options.clustersSeen?.(new Set(rows.map((r) => r.cluster)));
     // A newer whole read already landed: this one's snapshot is older than what we hold.
     if (started < this.applied) return [];
     this.applied = started;
@@ -109,7 +124,7 @@ export class TenantDirectory {
     const changed: string[] = [];
     for (const [name, before] of this.byName) {
       const after = byName.get(name);
-      if (!after || after.metaVersion !== before.metaVersion || after.schema !== before.schema) changed.push(name);
+      if (!after || after.metaVersion !== before.metaVersion || after.schema !== before.schema || after.cluster !== before.cluster) changed.push(name);
     }
     this.byName = byName;
     this.byDomain = byDomain;
@@ -120,6 +135,7 @@ export class TenantDirectory {
   async refreshOne(name: string): Promise<void> {
     this.readOne.set(name, ++this.reads);
     const { rows } = await this.db.query<TenantRow>(`${SELECT_TENANTS} WHERE t."name" = $1 GROUP BY t."name"`, [name]);
+    if (rows[0]) await this.options.clustersSeen?.(new Set([rows[0].cluster]));
     const before = this.byName.get(name);
     if (before) {
       for (const d of before.domains) if (this.byDomain.get(d) === before) this.byDomain.delete(d);

@@ -37,3 +37,14 @@ export {
   type TenantMigrationStatus,
 } from './migrate';
 export { templateSchemaOf, type TemplatePlan } from './template';
+export {
+  Clusters,
+  DEFAULT_CLUSTER,
+  placeTenant,
+  migrateClusterSchema,
+  type ClusterConnection,
+  type ClusterRecord,
+  type ClusterState,
+  type OpenCluster,
+} from './clusters';
+export { addCluster, listClusters, setClusterState, setClusterWeight, type AddClusterInput, type ClusterSummary } from './cluster-admin';

@@ -1,9 +1,10 @@
-import { withAdvisoryLock, type Database } from '@quire/db';
+import { withAdvisoryLock, type Database, type Transaction } from '@quire/db';
 import { FrappeError } from '@quire/errors';
 import { migrateTenant, type InstallServices } from './install';
 import { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
 import { dropStaleSchemas } from './template';
+import { DEFAULT_CLUSTER, migrateClusterSchema } from './clusters';
 
 /**
  * `quire migrate` for a rolling upgrade: one run at a time (a global advisory lock; a second run
@@ -11,6 +12,9 @@ import { dropStaleSchemas } from './template';
  * at this build's release, each in its own transaction together with its record, so a run killed
  * halfway keeps the tenants it finished and the next run does only the rest. The release is marked
  * complete once every tenant is at it; that is what this build's processes wait for to be ready.
+ * Every cluster is migrated: its own schema (the outbox, templates) after the platform's, then its
+ * tenants with the others. A tenant on another cluster commits there first and is recorded in the
+ * platform database after: a run killed between the two finds it up to date next time.
  */
 
 export const MIGRATE_LOCK = 'quire:migrate';
@@ -40,6 +44,8 @@ export interface MigrationReport {
   droppedTemplates?: string[];
   /** The schemas of older releases' spare tenant schemas this run dropped. */
   droppedSpares?: string[];
+  /** Per cluster other than `default`, the migrations of its own schema this run applied. */
+  clusters?: Record<string, string[]>;
 }
 
 export interface MigrateReleaseOptions {
@@ -50,7 +56,7 @@ export interface MigrateReleaseOptions {
 }
 
 /** What migrating needs of a platform: its database, apps, and the services installing uses. */
-export type MigrationTarget = Pick<Platform, 'db' | 'apps'> & Partial<Pick<Platform, 'spares'>> & Omit<InstallServices, 'lockMigrations'>;
+export type MigrationTarget = Pick<Platform, 'db' | 'apps' | 'clusters'> & Partial<Pick<Platform, 'spares'>> & Omit<InstallServices, 'lockMigrations'>;
 
 /**
  * Brings the platform schema and every tenant to this build's release. A tenant's failure stops
@@ -63,8 +69,13 @@ export async function migrateRelease(target: MigrationTarget, options: MigrateRe
   return withAdvisoryLock(db, MIGRATE_LOCK, async () => {
     const platform = await Platform.migratePlatform(db);
     options.onPlatform?.(platform);
+    await target.clusters.refresh();
+    const clusters: Record<string, string[]> = {};
+    for (const cluster of target.clusters.list()) {
+      if (cluster.name !== DEFAULT_CLUSTER) clusters[cluster.name] = await migrateClusterSchema(target.clusters.database(cluster.name));
+    }
     await db.query(`INSERT INTO quire.releases ("release") VALUES ($1) ON CONFLICT DO NOTHING`, [release]);
-    const report: MigrationReport = { release, platform, tenants: {} };
+    const report: MigrationReport = { release, platform, tenants: {}, ...(Object.keys(clusters).length > 0 ? { clusters } : {}) };
     const seen = new Set<string>();
     const unseenTenants = async () => (await tenantsByName(db, release)).filter((t) => !seen.has(t.name));
     // Tenants made meanwhile by a process of the previous release are not at this one: look again
@@ -97,10 +108,15 @@ export async function migrateRelease(target: MigrationTarget, options: MigrateRe
     if (complete) {
       // No tenant is provisioned from an older release's template or spares any more. Templates
       // first: dropping one waits for a spare being copied from it, which the second step then sees.
-      const [templates, spares] = await db.transaction(async (tx) => [
-        await dropStaleSchemas(tx, 'tenant_templates', release),
-        await dropStaleSchemas(tx, 'tenant_spares', release),
-      ]);
+      const dropped = async (cluster: Database) =>
+        cluster.transaction(async (tx) => [await dropStaleSchemas(tx, 'tenant_templates', release), await dropStaleSchemas(tx, 'tenant_spares', release)]);
+      const [templates = [], spares = []] = await dropped(db);
+      for (const cluster of target.clusters.list()) {
+        if (cluster.name === DEFAULT_CLUSTER) continue;
+        const [t = [], s = []] = await dropped(target.clusters.database(cluster.name));
+        templates.push(...t);
+        spares.push(...s);
+      }
       if (templates.length > 0) report.droppedTemplates = templates;
       if (spares.length > 0) report.droppedSpares = spares;
       // The release's first tenants take spares too (made in the background; closing waits for them).
@@ -141,21 +157,18 @@ async function tenantsByName(db: Database, release: string): Promise<ListedTenan
 function migrateOneTenant(target: MigrationTarget, name: string, release: string): Promise<TenantMigrationOutcome | undefined> {
   const { db, apps, changes, files, secrets } = target;
   return db.transaction(async (tx) => {
-    // Holding the tenant row keeps `tenant drop` from removing the schema under the migration.
-    const { rows } = await tx.query<{ schema: string; recorded: boolean }>(
-      `SELECT t."schema", EXISTS (SELECT 1 FROM quire.tenant_releases r WHERE r."tenant" = t."name" AND r."release" = $2) AS "recorded"
+    // Holding the tenant row keeps `tenant drop` (and a move's switch) from changing the schema under the migration.
+    const { rows } = await tx.query<{ schema: string; cluster: string; recorded: boolean }>(
+      `SELECT t."schema", t."cluster", EXISTS (SELECT 1 FROM quire.tenant_releases r WHERE r."tenant" = t."name" AND r."release" = $2) AS "recorded"
        FROM quire.tenants t WHERE t."name" = $1 FOR KEY SHARE`,
       [name, release],
     );
     const row = rows[0];
     if (!row) return undefined;
     if (row.recorded) return { status: 'already at this release', changes: [] };
-    const changed = await migrateTenant(tx, { name, schema: row.schema }, apps, {
-      changes,
-      files,
-      secrets,
-      lockMigrations: db.supportsAdvisoryLocks,
-    });
+    const tenant = { name, schema: row.schema };
+    const migrate = (on: Transaction) => migrateTenant(on, tenant, apps, { changes, files, secrets, lockMigrations: db.supportsAdvisoryLocks });
+    const changed = row.cluster === DEFAULT_CLUSTER ? await migrate(tx) : await target.clusters.database(row.cluster).transaction(migrate);
     await recordTenantRelease(tx, name, release);
     return { status: changed.length > 0 ? 'migrated' : 'up to date', changes: changed };
   });

@@ -139,4 +139,25 @@ export const platformMigrations: readonly Migration[] = [
       await createUsageTables(q);
     },
   },
+  {
+    /**
+     * Clusters (clusters.ts): tenants' schemas on several Postgres clusters. The platform's own
+     * database is the cluster `default`, where every tenant made before this is.
+     */
+    id: '0013_clusters',
+    async up(q) {
+      await q.query(`CREATE TABLE quire.clusters (
+        "name" text PRIMARY KEY,
+        "url" text NOT NULL,
+        "direct_url" text,
+        "pool_mode" text NOT NULL DEFAULT 'session' CHECK ("pool_mode" IN ('session', 'transaction')),
+        "weight" integer NOT NULL DEFAULT 1 CHECK ("weight" BETWEEN 1 AND 1000),
+        "state" text NOT NULL DEFAULT 'active' CHECK ("state" IN ('active', 'draining')),
+        "created_at" timestamp(6) NOT NULL DEFAULT now()
+      )`);
+      await q.query(`INSERT INTO quire.clusters ("name", "url") VALUES ('default', 'platform:')`);
+      await q.query(`ALTER TABLE quire.tenants ADD COLUMN "cluster" text NOT NULL DEFAULT 'default' REFERENCES quire.clusters ("name")`);
+      await q.query(`CREATE INDEX tenants_cluster ON quire.tenants ("cluster")`);
+    },
+  },
 ];

@@ -17,6 +17,7 @@ import { TenantDatabase } from './tenant-db';
 import { TenantPlans, type TenantLimits } from './plans';
 import { PlanQuota } from './quota';
 import { UsageMeter, UsageSampler } from './usage';
+import { Clusters, DEFAULT_CLUSTER, type OpenCluster } from './clusters';
 
 /** Dropped tenants' files are looked for every this many periodic resyncs (a minute at the default 5 s), besides at each drop. */
 const PURGE_EVERY_RESYNCS = 12;
@@ -50,6 +51,12 @@ export interface PlatformOptions {
   holdsFiles?: boolean;
   /** The operator's plans (QUIRE_PLANS): bundles of per-tenant limits. */
   plans?: PlanCatalog;
+  /** DATABASE_URL: the `default` cluster's URL. */
+  platformUrl?: string | undefined;
+  /** Opens a pool to another cluster (clusters.ts); without it only `default` is reachable. */
+  openCluster?: OpenCluster | undefined;
+  /** A cluster none of whose tenants was asked for this long has its pool and listener closed. */
+  clusterIdleMs?: number;
 }
 
 /** Usage metering's rhythm (usage.ts). */
@@ -99,21 +106,40 @@ export class Platform {
   readonly usage: UsageMeter;
   private sampler: UsageSampler | undefined;
   private metering = false;
-  private readonly perTenant = new WeakMap<Tenant, { db: Executor; quota: PlanQuota | undefined }>();
+  private readonly perTenant = new WeakMap<Tenant, { base: Database; db: Executor; quota: PlanQuota | undefined }>();
   private resyncs = 0;
+  /** The Postgres clusters tenants' schemas are on, and this process's pool to each in use. */
+  readonly clusters: Clusters;
+  private readonly clusterListeners = new Map<string, Promise<Unlisten | undefined>>();
+  private readonly clusterTemplates = new Map<string, TenantTemplates>();
 
   private constructor(private readonly options: PlatformOptions) {
     this.db = options.db;
     this.apps = options.apps;
     this.files = options.files;
     this.secrets = options.secrets;
-    this.tenants = new TenantDirectory(options.db, { baseDomain: options.baseDomain, defaultTenant: options.defaultTenant });
-    this.metas = new MetaRegistry(options.db, options.metaCache);
-    this.apiKeys = new ApiKeyAuthenticator(options.db, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
-    this.sessions = new SessionAuthenticator(options.db, { expirySeconds: this.sessionExpirySeconds });
-    this.oauth = new OAuthRuntime(options.db, options.oauth);
-    this.changes = new PlatformChanges(this.metas, this.apiKeys, this.sessions, this.oauth);
+    this.clusters = new Clusters({
+      platformDb: options.db,
+      secrets: options.secrets,
+      platformUrl: options.platformUrl,
+      open: options.openCluster,
+      ...(options.clusterIdleMs === undefined ? {} : { idleMs: options.clusterIdleMs }),
+      onOpen: (name, db) => this.listenOn(name, db),
+      onClose: (name) => this.stopListening(name),
+    });
+    this.tenants = new TenantDirectory(options.db, {
+      baseDomain: options.baseDomain,
+      defaultTenant: options.defaultTenant,
+      clustersSeen: (names) => this.clusters.ensureKnown(names),
+    });
+    this.clusters.locate((name) => this.tenants.get(name)?.cluster);
+    this.metas = new MetaRegistry(this.clusters, options.metaCache);
+    this.apiKeys = new ApiKeyAuthenticator(this.clusters, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
+    this.sessions = new SessionAuthenticator(this.clusters, { expirySeconds: this.sessionExpirySeconds });
+    this.oauth = new OAuthRuntime(this.clusters, options.oauth);
+    this.changes = new PlatformChanges(options.db, this.metas, this.apiKeys, this.sessions, this.oauth);
     this.templates = new TenantTemplates(options.db, options.apps);
+    this.clusterTemplates.set(DEFAULT_CLUSTER, this.templates);
     this.spares = new TenantSpares(options.db, this.templates, options.spares ?? { count: 0 });
     this.rateCounter = new PostgresRateCounter(options.db);
     this.plans = new TenantPlans(options.plans);
@@ -134,6 +160,50 @@ export class Platform {
     void this.sampler.runOnce();
   }
 
+  /** The database holding the tenant's schema (its cluster's). */
+  dbOf(tenant: { readonly name: string }): Database {
+    return this.clusters.of(tenant);
+  }
+
+  /** The release template tenants on `cluster` are copied from (each cluster keeps its own). */
+  templatesOn(cluster: string): TenantTemplates {
+    let templates = this.clusterTemplates.get(cluster);
+    if (!templates) this.clusterTemplates.set(cluster, (templates = new TenantTemplates(this.clusters.database(cluster), this.apps)));
+    return templates;
+  }
+
+  /**
+   * Listens for invalidations on a cluster whose pool just opened: its tenants' transactions
+   * notify there. What this process cached of them before the listener was up is dropped once it is.
+   */
+  private listenOn(name: string, db: Database): void {
+    const listening = subscribeInvalidations(db, {
+      onMessage: (m) => this.onInvalidation(m),
+      onReset: () => this.forgetCluster(name),
+    }).then(
+      (unlisten) => {
+        this.forgetCluster(name);
+        return unlisten;
+      },
+      () => undefined,
+    );
+    this.clusterListeners.set(name, listening);
+  }
+
+  private stopListening(name: string): void {
+    const listening = this.clusterListeners.get(name);
+    this.clusterListeners.delete(name);
+    this.clusterTemplates.delete(name);
+    // Nothing is heard from it any more: nothing cached of its tenants may be kept.
+    this.forgetCluster(name);
+    void listening?.then((unlisten) => unlisten?.()).catch(() => {});
+  }
+
+  /** Drops what is cached for every tenant on `cluster`. */
+  private forgetCluster(cluster: string): void {
+    for (const t of this.tenants.list()) if (t.cluster === cluster) this.forget(t.name);
+  }
+
   /** What one tenant's plan allows. */
   limitsOf(tenant: Tenant): TenantLimits {
     return this.plans.of(tenant);
@@ -152,6 +222,7 @@ export class Platform {
       onReset: () => platform.resync(),
     });
     try {
+      await platform.clusters.refresh();
       await platform.tenants.refresh();
     } catch (e) {
       await platform.unlisten();
@@ -182,6 +253,9 @@ export class Platform {
         break;
       case 'session':
         this.sessions.invalidate(m.tenant, m.key === undefined ? undefined : { sidHash: m.key });
+        break;
+      case 'cluster':
+        void this.clusters.refresh().catch(() => {});
         break;
       case 'tenant':
         this.forget(m.tenant);
@@ -214,6 +288,7 @@ export class Platform {
   /** Re-reads the registry; drops metadata whose version moved or that went unused (or everything, after a lost connection). */
   private resync(everything = true): void {
     this.metas.purgeIdle();
+    void this.clusters.closeIdle();
     if (!everything && ++this.resyncs % PURGE_EVERY_RESYNCS === 0) void this.purgeDroppedFiles();
     if (everything) {
       this.metas.invalidateAll();
@@ -221,10 +296,13 @@ export class Platform {
       this.sessions.clear();
       this.oauth.reset();
     }
-    this.tenants.refresh().then(
-      (changed) => changed.forEach((t) => this.metas.invalidate(t)),
-      () => {},
-    );
+    this.clusters
+      .refresh()
+      .then(() => this.tenants.refresh())
+      .then(
+        (changed) => changed.forEach((t) => this.metas.invalidate(t)),
+        () => {},
+      );
   }
 
   /** Drops everything cached for a tenant. */
@@ -281,12 +359,14 @@ export class Platform {
 
   /** The tenant's database (metered, its plan's statement timeout) and its plan's quota, made once per version of the tenant the directory holds. */
   private ownOf(tenant: Tenant): { db: Executor; quota: PlanQuota | undefined } {
+    // Its cluster's pool as open now (one closed while idle is opened again).
+    const base = this.dbOf(tenant);
     let own = this.perTenant.get(tenant);
-    if (!own) {
+    if (!own || own.base !== base) {
       const limits = this.plans.of(tenant);
       const metered = this.metering ? this.usage : undefined;
-      const db = metered || limits.statementTimeoutMs !== undefined ? new TenantDatabase(this.db, tenant.name, metered, limits.statementTimeoutMs) : this.db;
-      this.perTenant.set(tenant, (own = { db, quota: PlanQuota.of(tenant, limits) }));
+      const db = metered || limits.statementTimeoutMs !== undefined ? new TenantDatabase(base, tenant.name, metered, limits.statementTimeoutMs) : base;
+      this.perTenant.set(tenant, (own = { base, db, quota: PlanQuota.of(tenant, limits) }));
     }
     return own;
   }
@@ -298,6 +378,7 @@ export class Platform {
     this.oauth.close();
     await this.spares.idle();
     await this.purging;
+    await this.clusters.close();
     await this.unlisten?.();
   }
 

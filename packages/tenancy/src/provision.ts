@@ -1,6 +1,6 @@
 import { generateKeys, type ApiCredentials } from '@quire/documents';
 import { buildTenantMeta } from '@quire/meta';
-import { ident, pgErrorInfo, PG, publishInvalidation, type Queryable } from '@quire/db';
+import { ident, pgErrorInfo, PG, publishInvalidation, type Queryable, type Transaction } from '@quire/db';
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { deleteTenantEvents } from '@quire/webhooks';
 import { ADMINISTRATOR } from '@quire/permissions';
@@ -11,6 +11,7 @@ import { installTenant, personalizeTenant } from './install';
 import type { Platform } from './platform';
 import { recordTenantRelease, releaseOf } from './release';
 import { provisionFromTemplate } from './template';
+import { clusterName, DEFAULT_CLUSTER, placeTenant } from './clusters';
 
 export const TENANT_NAME_RE = /^[a-z](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 const DOMAIN_RE = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$|^localhost$/;
@@ -61,12 +62,25 @@ export interface CreateTenantInput {
   adminEmail?: string | undefined;
   /** The Administrator's API key pair, when issued by the caller (else generated here). */
   adminCredentials?: ApiCredentials | undefined;
+  /** The cluster its schema goes on (not a draining one); by default the one with the most room (placeTenant). */
+  cluster?: string | undefined;
 }
 
 export interface CreatedTenant extends ApiCredentials {
   name: string;
   schema: string;
   hosts: string[];
+  cluster: string;
+}
+
+/** The cluster a new tenant is asked to go on, if it may: registered and not draining. */
+async function chosenCluster(q: Queryable, input: string): Promise<string> {
+  const name = clusterName(input);
+  const { rows } = await q.query<{ state: string }>(`SELECT "state" FROM quire.clusters WHERE "name" = $1`, [name]);
+  const row = rows[0];
+  if (!row) throw new DoesNotExistError(`Cluster ${name} not found (quire cluster list)`);
+  if (row.state !== 'active') throw new ValidationError(`Cluster ${name} is draining: no new tenant goes there`, { title: 'Cluster Draining' });
+  return name;
 }
 
 /**
@@ -83,47 +97,91 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
   }
   const schema = schemaOf(name);
   const tenant = { name, schema };
-  const { db, apps, changes } = platform;
-  const plan = await platform.templates.get(platform);
-  const credentials = await db.transaction(async (tx) => {
-    const taken = domains.length ? await domainTaken(tx, domains, name) : undefined;
-    if (taken) throw taken;
-    try {
-      await tx.query(`INSERT INTO quire.tenants ("name", "schema") VALUES ($1, $2)`, [name, schema]);
-      if (domains.length) await tx.query(`INSERT INTO quire.tenant_domains ("domain", "tenant") SELECT unnest($1::text[]), $2`, [domains, name]);
-    } catch (e) {
-      const info = pgErrorInfo(e);
-      if (info?.code === PG.uniqueViolation) {
-        throw new DuplicateEntryError(
-          info.table === 'tenant_domains' ? `A domain in ${domains.join(', ')} was just registered for another tenant` : `Tenant ${name} already exists`,
-        );
+  const { db } = platform;
+  const cluster = input.cluster === undefined ? await placeTenant(db) : await chosenCluster(db, input.cluster);
+  const personal = { adminPassword: input.adminPassword, adminEmail: input.adminEmail };
+  const onPlatform = cluster === DEFAULT_CLUSTER;
+  // Read before the transactions: building a release's first template takes a while, and a transaction of its own.
+  const plan = await platform.templatesOn(cluster).get(platform);
+  let installed = false;
+  const credentials = await db
+    .transaction(async (tx) => {
+      const taken = domains.length ? await domainTaken(tx, domains, name) : undefined;
+      if (taken) throw taken;
+      try {
+        await tx.query(`INSERT INTO quire.tenants ("name", "schema", "cluster") VALUES ($1, $2, $3)`, [name, schema, cluster]);
+        if (domains.length) await tx.query(`INSERT INTO quire.tenant_domains ("domain", "tenant") SELECT unnest($1::text[]), $2`, [domains, name]);
+      } catch (e) {
+        const info = pgErrorInfo(e);
+        if (info?.code === PG.uniqueViolation) {
+          throw new DuplicateEntryError(
+            info.table === 'tenant_domains' ? `A domain in ${domains.join(', ')} was just registered for another tenant` : `Tenant ${name} already exists`,
+          );
+        }
+        throw e;
       }
+      // The name is ours now; files a dropped tenant of the same name left must not become this one's.
+      if (await filePurgePending(tx, schema)) {
+        throw new ValidationError(`Tenant ${name} was dropped a moment ago and its files are still being removed: try again in a minute`, {
+          title: 'Tenant Being Removed',
+        });
+      }
+      let keys: ApiCredentials;
+      if (onPlatform) {
+        keys = await installSchema(tx, platform, cluster, tenant, personal, preset, plan);
+      } else {
+        // Its schema on its cluster, committed there just before this transaction (holding the name) commits.
+        keys = await platform.clusters.database(cluster).transaction(async (ctx) => {
+          // A schema left by a create that died between its two commits: no tenant holds it (this transaction has the name).
+          await ctx.query(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`);
+          return installSchema(ctx, platform, cluster, tenant, personal, preset, plan);
+        });
+        installed = true;
+      }
+      // Installed from this build's definitions, so already at its release: `quire migrate` skips it.
+      await recordTenantRelease(tx, name, releaseOf(platform.apps));
+      await publishInvalidation(tx, { topic: 'tenant', tenant: name });
+      return keys;
+    })
+    .catch(async (e: unknown) => {
+      // Its schema committed on its cluster but the tenant was not registered: not left behind.
+      if (installed)
+        await platform.clusters
+          .database(cluster)
+          .query(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`)
+          .catch(() => {});
       throw e;
-    }
-    // The name is ours now; files a dropped tenant of the same name left must not become this one's.
-    if (await filePurgePending(tx, schema)) {
-      throw new ValidationError(`Tenant ${name} was dropped a moment ago and its files are still being removed: try again in a minute`, {
-        title: 'Tenant Being Removed',
-      });
-    }
-    const personal = { adminPassword: input.adminPassword, adminEmail: input.adminEmail };
-    if (plan && ((await platform.spares.claim(tx, plan, tenant)) || (await provisionFromTemplate(tx, plan, tenant)))) {
-      await personalizeTenant(tx, tenant, apps, platform, personal);
-    } else {
-      // No template for this release (dropped by a newer release's migrate): the long way, and build it again next time.
-      if (plan) platform.templates.reset();
-      await installTenant(tx, tenant, apps, platform, personal);
-    }
-    // Installed from this build's definitions, so already at its release: `quire migrate` skips it.
-    await recordTenantRelease(tx, name, releaseOf(apps));
-    const keys = await generateKeys(tx, { tenant, meta: buildTenantMeta(schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR, preset);
-    await publishInvalidation(tx, { topic: 'tenant', tenant: name });
-    return keys;
-  });
+    });
   // The next tenant takes a spare made now (in the background: this one is ready).
-  platform.spares.replenish(platform);
+  if (onPlatform) platform.spares.replenish(platform);
   await platform.tenants.refreshOne(name);
-  return { name, schema, hosts: platform.tenants.hostsOf({ name, domains }), ...credentials };
+  return { name, schema, cluster, hosts: platform.tenants.hostsOf({ name, domains }), ...credentials };
+}
+
+/**
+ * A new tenant's schema in `tx` (on its cluster): a spare made ahead (the platform's own cluster),
+ * else a copy of the release's template, else installed the long way; then personalized, with the
+ * Administrator's API key.
+ */
+async function installSchema(
+  tx: Transaction,
+  platform: Platform,
+  cluster: string,
+  tenant: { name: string; schema: string },
+  personal: { adminPassword: string | undefined; adminEmail: string | undefined },
+  preset: ApiCredentials | undefined,
+  plan: Awaited<ReturnType<Platform['templates']['get']>>,
+): Promise<ApiCredentials> {
+  const { apps, changes } = platform;
+  const spare = cluster === DEFAULT_CLUSTER && plan ? await platform.spares.claim(tx, plan, tenant) : false;
+  if (plan && (spare || (await provisionFromTemplate(tx, plan, tenant)))) {
+    await personalizeTenant(tx, tenant, apps, platform, personal);
+  } else {
+    // No template for this release (dropped by a newer release's migrate): the long way, and build it again next time.
+    if (plan) platform.templatesOn(cluster).reset();
+    await installTenant(tx, tenant, apps, platform, personal);
+  }
+  return generateKeys(tx, { tenant, meta: buildTenantMeta(tenant.schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR, preset);
 }
 
 /**
@@ -133,19 +191,29 @@ export async function createTenant(platform: Platform, input: CreateTenantInput)
  */
 export async function dropTenant(platform: Platform, name: string): Promise<void> {
   const { db } = platform;
-  await db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ schema: string }>(`DELETE FROM quire.tenants WHERE "name" = $1 RETURNING "schema"`, [name]);
+  const dropped = await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ schema: string; cluster: string }>(`DELETE FROM quire.tenants WHERE "name" = $1 RETURNING "schema", "cluster"`, [name]);
     const row = rows[0];
     if (!row) throw new DoesNotExistError(`Tenant ${name} not found`);
-    await tx.query(`DROP SCHEMA IF EXISTS ${ident(row.schema)} CASCADE`);
-    // After the schema: a write that raised an event committed before the DROP could take its locks.
-    await deleteTenantEvents(tx, name);
+    if (row.cluster === DEFAULT_CLUSTER) await dropSchemaAndEvents(tx, name, row.schema);
     await recordFilePurge(tx, row.schema);
     await publishInvalidation(tx, { topic: 'tenant', tenant: name });
+    return row;
   });
+  // On another cluster, once no process serves it any more (a failure here leaves a schema no tenant
+  // has, dropped by the next create of that name there, never a tenant without its schema).
+  if (dropped.cluster !== DEFAULT_CLUSTER) {
+    await platform.clusters.database(dropped.cluster).transaction((tx) => dropSchemaAndEvents(tx, name, dropped.schema));
+  }
   await platform.tenants.refreshOne(name);
   platform.forget(name);
   await platform.purgeDroppedFiles();
+}
+
+async function dropSchemaAndEvents(tx: Transaction, name: string, schema: string): Promise<void> {
+  await tx.query(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`);
+  // After the schema: a write that raised an event committed before the DROP could take its locks.
+  await deleteTenantEvents(tx, name);
 }
 
 /**

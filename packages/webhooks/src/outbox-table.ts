@@ -4,13 +4,16 @@ import type { Queryable } from '@quire/db';
  * The outbox table, `quire.webhook_events`: one row per event, written in the same transaction as
  * the document change (outbox.ts), claimed, retried and finished by delivery (events.ts). Postgres
  * is the source of truth; queues only carry wake-ups. Created by the platform schema's migration
- * `0003_settings_and_webhook_outbox`; a later change to it is a new platform migration calling a
- * function from here (`0006` drops the tenant reference).
+ * `0003_settings_and_webhook_outbox` (and on every other cluster by its own schema's migration,
+ * clusters.ts); a later change to it is a new migration of both calling a function from here
+ * (`0006` drops the tenant reference).
  */
-export async function createOutboxTable(q: Queryable): Promise<void> {
+export async function createOutboxTable(q: Queryable, options: { tenantReference?: boolean } = {}): Promise<void> {
+  // The platform's own table was made with the reference (0006 drops it); other clusters have no quire.tenants.
+  const reference = options.tenantReference === false ? '' : ' REFERENCES quire.tenants ("name") ON DELETE CASCADE';
   await q.query(`CREATE TABLE quire.webhook_events (
     "id" uuid PRIMARY KEY,
-    "tenant" text NOT NULL REFERENCES quire.tenants ("name") ON DELETE CASCADE,
+    "tenant" text NOT NULL${reference},
     "webhook" varchar(140) NOT NULL,
     "event" varchar(40) NOT NULL,
     "reference_doctype" varchar(140) NOT NULL,
