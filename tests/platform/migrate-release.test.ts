@@ -50,7 +50,7 @@ describe('releaseStatus', () => {
     // `quire migrate` with no tenants completes the release.
     const migrated = await runQuire(['migrate', '--json'], fresh.url);
     expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
-    expect(migrateJson(migrated)).toEqual({ release, platform: expect.any(Array), tenants: {} });
+    expect(migrateJson(migrated)).toEqual({ release, platform: expect.any(Array), clusters: {}, tenants: {} });
     expect(await releaseStatus(db, release)).toEqual({ platformReady: true, releaseComplete: true, pendingTenants: 0 });
     expect(await platformSchemaReady(db)).toBe(true);
 

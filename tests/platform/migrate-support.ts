@@ -77,7 +77,7 @@ export interface QuireRun {
 }
 
 /** What `quire migrate --json` prints on success. */
-export type MigrateJson = Pick<MigrationReport, 'release' | 'platform' | 'tenants'>;
+export type MigrateJson = Pick<MigrationReport, 'release' | 'platform' | 'tenants' | 'clusters'>;
 
 /** What a failing command prints with --json. */
 export interface ErrorJson {

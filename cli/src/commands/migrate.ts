@@ -23,6 +23,7 @@ export async function migrate(rt: Runtime, flags: MigrateFlags): Promise<Command
   };
   const report = await migrateRelease(rt.platform, {
     onPlatform: (applied) => say(applied.length ? `Platform: applied ${applied.join(', ')}` : 'Platform: up to date'),
+    onCluster: (cluster, applied) => say(applied.length ? `Cluster ${cluster}: applied ${applied.join(', ')}` : `Cluster ${cluster}: up to date`),
     onTenant: (tenant, outcome) => say(tenantLine(tenant, outcome)),
   });
   await rt.platform.tenants.refresh();
@@ -33,7 +34,7 @@ export async function migrate(rt: Runtime, flags: MigrateFlags): Promise<Command
     ? `${outcomes.length} tenant(s): ${count('migrated')} migrated, ${count('up to date')} up to date, ${count('already at this release')} already at this release`
     : 'no tenants';
   return {
-    json: { release: report.release, platform: report.platform, tenants: report.tenants },
+    json: { release: report.release, platform: report.platform, clusters: report.clusters ?? {}, tenants: report.tenants },
     text: `Release ${report.release}: complete (${summary})`,
   };
 }

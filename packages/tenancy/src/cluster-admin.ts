@@ -62,13 +62,16 @@ export async function addCluster(platform: Platform, input: AddClusterInput): Pr
     });
   try {
     await platform.db.transaction(async (tx) => {
-      await tx.query(`INSERT INTO quire.clusters ("name", "url", "direct_url", "pool_mode", "weight") VALUES ($1, $2, $3, $4, $5)`, [
-        name,
-        url,
-        directUrl ?? null,
-        poolMode,
-        weight,
-      ]);
+      // Added again with the same reference (env:/file:, as the chart's migrate Job does at every
+      // upgrade): its weight and pool mode are updated. A literal URL is never equal to its stored form.
+      const { rows } = await tx.query<{ url: string }>(
+        `INSERT INTO quire.clusters ("name", "url", "direct_url", "pool_mode", "weight") VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT ("name") DO UPDATE SET "direct_url" = EXCLUDED."direct_url", "pool_mode" = EXCLUDED."pool_mode", "weight" = EXCLUDED."weight"
+           WHERE quire.clusters."url" = EXCLUDED."url" AND quire.clusters."url" NOT LIKE 'enc:%'
+         RETURNING "url"`,
+        [name, url, directUrl ?? null, poolMode, weight],
+      );
+      if (rows.length === 0) throw new DuplicateEntryError(`Cluster ${name} already exists with another URL`);
       await publishInvalidation(tx, { topic: 'cluster', tenant: '' });
     });
   } catch (e) {
@@ -76,7 +79,11 @@ export async function addCluster(platform: Platform, input: AddClusterInput): Pr
     throw e;
   }
   await platform.clusters.refresh();
-  return { name, weight, state: 'active', tenants: 0, url: shown, pool_mode: poolMode, logical_replication: logical };
+  const { rows } = await platform.db.query<{ state: ClusterState; n: string | number }>(
+    `SELECT c."state", (SELECT count(*) FROM quire.tenants t WHERE t."cluster" = c."name") AS n FROM quire.clusters c WHERE c."name" = $1`,
+    [name],
+  );
+  return { name, weight, state: rows[0]?.state ?? 'active', tenants: Number(rows[0]?.n ?? 0), url: shown, pool_mode: poolMode, logical_replication: logical };
 }
 
 /** Every cluster, `default` first, with how many tenants each holds. */

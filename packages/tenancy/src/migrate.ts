@@ -51,6 +51,8 @@ export interface MigrationReport {
 export interface MigrateReleaseOptions {
   /** Called once the platform schema is migrated (to print progress). */
   onPlatform?: (applied: string[]) => void;
+  /** Called once each other cluster's own schema is migrated. */
+  onCluster?: (cluster: string, applied: string[]) => void;
   /** Called after each tenant's transaction committed (or found it already done). */
   onTenant?: (tenant: string, outcome: TenantMigrationOutcome) => void;
 }
@@ -72,7 +74,9 @@ export async function migrateRelease(target: MigrationTarget, options: MigrateRe
     await target.clusters.refresh();
     const clusters: Record<string, string[]> = {};
     for (const cluster of target.clusters.list()) {
-      if (cluster.name !== DEFAULT_CLUSTER) clusters[cluster.name] = await migrateClusterSchema(target.clusters.database(cluster.name));
+      if (cluster.name === DEFAULT_CLUSTER) continue;
+      clusters[cluster.name] = await migrateClusterSchema(target.clusters.database(cluster.name));
+      options.onCluster?.(cluster.name, clusters[cluster.name] ?? []);
     }
     await db.query(`INSERT INTO quire.releases ("release") VALUES ($1) ON CONFLICT DO NOTHING`, [release]);
     const report: MigrationReport = { release, platform, tenants: {}, ...(Object.keys(clusters).length > 0 ? { clusters } : {}) };
