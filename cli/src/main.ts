@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { migrate } from './commands/migrate';
 import { clusterAdd, clusterDrain, clusterList, clusterSet } from './commands/cluster';
+import { tenantMove } from './commands/tenant-move';
 import { oauthClientCreate, oauthRotateKeys } from './commands/oauth';
 import { serve } from './commands/serve';
 import { tenantCreate, tenantDrop, tenantList, tenantResume, tenantSet, tenantSuspend, tenantUsage } from './commands/tenant';
@@ -75,6 +76,12 @@ function program(json: boolean): Command {
         tenantCreate(rt, name, { domains: o.domain, adminPassword: o.adminPassword, adminEmail: o.adminEmail, plan: o.plan, cluster: o.cluster }),
       ),
     );
+  tenant
+    .command('move <name>')
+    .description('move its schema to another cluster while it is served (logical replication; writes held about a second at the switch); run again to resume')
+    .requiredOption('--to <cluster>', 'the cluster it goes to')
+    .option('--keep-source', 'keep the old copy, sealed against writes, for a rollback', false)
+    .action((name: string, o: { to: string; keepSource: boolean }) => runCommand(quire, (rt) => tenantMove(rt, name, { ...o, json })));
   tenant
     .command('list')
     .description('every tenant with its hosts')

@@ -188,6 +188,7 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, log
     Platform.open({
       db,
       platformUrl: p.databaseUrl,
+      platformDirectUrl: p.databaseDirectUrl,
       // Another cluster's pool: the platform pool's settings, its own size, idle connections closed.
       ...(db.kind === 'postgres'
         ? {

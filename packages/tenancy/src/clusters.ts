@@ -3,6 +3,7 @@ import type { SecretBox } from '@quire/auth';
 import { runMigrations, type Database, type Migration, type Queryable, type TenantDatabases } from '@quire/db';
 import { ValidationError } from '@quire/errors';
 import { createOutboxTable } from '@quire/webhooks';
+import { createMoveObjects } from './move';
 
 /**
  * The Postgres clusters tenants' schemas live on. The platform database (DATABASE_URL: tenants,
@@ -147,6 +148,13 @@ export const clusterMigrations: readonly Migration[] = [
       )`);
     },
   },
+  {
+    /** What a move of a tenant to or from here uses (move.ts). */
+    id: 'cluster:0002_moves',
+    async up(q) {
+      await createMoveObjects(q);
+    },
+  },
 ];
 
 /** Brings a (non-default) cluster's own schema to this build (idempotent). */
@@ -160,6 +168,8 @@ export interface ClustersOptions {
   secrets: SecretBox;
   /** DATABASE_URL (what `platform:` stands for). */
   platformUrl?: string | undefined;
+  /** DATABASE_DIRECT_URL, when DATABASE_URL goes through a transaction pooler. */
+  platformDirectUrl?: string | undefined;
   /** Opens a pool to another cluster; without it (the embedded database) only `default` exists. */
   open?: OpenCluster | undefined;
   /** A cluster none of whose tenants was asked for this long is closed (its pool and listener). */
@@ -268,6 +278,18 @@ export class Clusters implements TenantDatabases {
     } finally {
       await db.close(1000).catch(() => undefined);
     }
+  }
+
+  /**
+   * The URL another Postgres server reaches this cluster at for logical replication (a move's
+   * subscription): its direct URL when it has one (a pooler cannot carry replication).
+   */
+  replicationUrl(name: string): string {
+    const { secrets, platformUrl, platformDirectUrl } = this.options;
+    if (name === DEFAULT_CLUSTER) return resolveUrl('platform:', secrets, platformDirectUrl ?? platformUrl);
+    const record = this.records.get(name);
+    if (!record) throw new Error(`cluster ${name} is not registered (quire cluster list)`);
+    return resolveUrl(record.directUrl ?? record.url, secrets, platformUrl);
   }
 
   /** The clusters whose pools are open now, with their databases (default first). */

@@ -13,6 +13,8 @@ export interface Tenant {
   readonly status: TenantStatus;
   /** The Postgres cluster its schema is on (clusters.ts); `default` is the platform's own database. */
   readonly cluster: string;
+  /** While a move's switch runs (move.ts): the cluster it goes to; its writes are held meanwhile. */
+  readonly movingTo: string | null;
   /** Custom domains registered for the tenant (besides `<name>.<BASE_DOMAIN>`). */
   readonly domains: readonly string[];
   readonly metaVersion: number;
@@ -48,13 +50,14 @@ interface TenantRow {
   schema: string;
   status: TenantStatus;
   cluster: string;
+  moving_to: string | null;
   meta_version: number | string;
   domains: string[] | null;
   config: TenantConfig | string | null;
   database_bytes: number | string | null;
 }
 
-const SELECT_TENANTS = `SELECT t."name", t."schema", t."status", t."cluster", t."meta_version", t."config",
+const SELECT_TENANTS = `SELECT t."name", t."schema", t."status", t."cluster", t."moving_to", t."meta_version", t."config",
          (SELECT u."database_bytes" FROM quire.tenant_usage u WHERE u."tenant" = t."name") AS database_bytes,
          array_remove(array_agg(d."domain" ORDER BY d."domain"), NULL) AS domains
   FROM quire.tenants t LEFT JOIN quire.tenant_domains d ON d."tenant" = t."name"`;
@@ -67,6 +70,7 @@ function fromRow(r: TenantRow): Tenant {
     schema: r.schema,
     status: r.status,
     cluster: r.cluster,
+    movingTo: r.moving_to,
     domains: r.domains ?? [],
     metaVersion: Number(r.meta_version),
     config,
@@ -88,6 +92,8 @@ export class TenantDirectory {
   private applied = 0;
   /** When each tenant re-read on its own last began (kept until a whole read that began later lands). */
   private readonly readOne = new Map<string, number>();
+  /** Callers waiting for a tenant's next version (changed). */
+  private readonly waiting = new Map<string, Array<() => void>>();
 
   constructor(
     private readonly db: Queryable,
@@ -128,6 +134,7 @@ export class TenantDirectory {
     }
     this.byName = byName;
     this.byDomain = byDomain;
+    for (const name of [...this.waiting.keys()]) this.wake(name);
     return changed;
   }
 
@@ -142,10 +149,35 @@ export class TenantDirectory {
       this.byName.delete(name);
     }
     const row = rows[0];
-    if (!row) return;
-    const tenant = fromRow(row);
-    this.byName.set(name, tenant);
-    for (const d of tenant.domains) this.byDomain.set(d, tenant);
+    if (row) {
+      const tenant = fromRow(row);
+      this.byName.set(name, tenant);
+      for (const d of tenant.domains) this.byDomain.set(d, tenant);
+    }
+    this.wake(name);
+  }
+
+  /**
+   * Resolves when the tenant is next read (its notification, or the periodic re-read), or after
+   * `ms`: a move's switch holds the tenant's writes until the directory names its new cluster.
+   */
+  changed(name: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      let list = this.waiting.get(name);
+      if (!list) this.waiting.set(name, (list = []));
+      list.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private wake(name: string): void {
+    const list = this.waiting.get(name);
+    if (!list) return;
+    this.waiting.delete(name);
+    for (const fn of list) fn();
   }
 
   get(name: string): Tenant | undefined {

@@ -48,3 +48,4 @@ export {
   type OpenCluster,
 } from './clusters';
 export { addCluster, listClusters, setClusterState, setClusterWeight, type AddClusterInput, type ClusterSummary } from './cluster-admin';
+export { moveTenant, isMovedWrite, type MoveInput, type MoveProgress, type MoveReport, type MoveStep } from './move';

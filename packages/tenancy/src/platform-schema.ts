@@ -2,6 +2,7 @@ import { createUsageTables } from './usage';
 import type { Migration } from '@quire/db';
 import { createRateCountersTable, createRateWindowsTable } from '@quire/limits';
 import { createFilePurgesTable } from './file-purge';
+import { createMoveObjects, createTenantMovesTable } from './move';
 import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
@@ -158,6 +159,14 @@ export const platformMigrations: readonly Migration[] = [
       await q.query(`INSERT INTO quire.clusters ("name", "url") VALUES ('default', 'platform:')`);
       await q.query(`ALTER TABLE quire.tenants ADD COLUMN "cluster" text NOT NULL DEFAULT 'default' REFERENCES quire.clusters ("name")`);
       await q.query(`CREATE INDEX tenants_cluster ON quire.tenants ("cluster")`);
+    },
+  },
+  {
+    /** Moves of tenants between clusters (move.ts): their record, `tenants.moving_to`, and what the platform's own cluster needs as either end. */
+    id: '0014_tenant_moves',
+    async up(q) {
+      await createTenantMovesTable(q);
+      await createMoveObjects(q);
     },
   },
 ];

@@ -53,6 +53,8 @@ export interface PlatformOptions {
   plans?: PlanCatalog;
   /** DATABASE_URL: the `default` cluster's URL. */
   platformUrl?: string | undefined;
+  /** DATABASE_DIRECT_URL: the `default` cluster's URL for replication when DATABASE_URL is a pooler. */
+  platformDirectUrl?: string | undefined;
   /** Opens a pool to another cluster (clusters.ts); without it only `default` is reachable. */
   openCluster?: OpenCluster | undefined;
   /** A cluster none of whose tenants was asked for this long has its pool and listener closed. */
@@ -122,6 +124,7 @@ export class Platform {
       platformDb: options.db,
       secrets: options.secrets,
       platformUrl: options.platformUrl,
+      platformDirectUrl: options.platformDirectUrl,
       open: options.openCluster,
       ...(options.clusterIdleMs === undefined ? {} : { idleMs: options.clusterIdleMs }),
       onOpen: (name, db) => this.listenOn(name, db),

@@ -1,5 +1,6 @@
 import { SESSION_COOKIES } from '@quire/auth';
-import { DoesNotExistError, FrappeError, ValidationError } from '@quire/errors';
+import { DoesNotExistError, FrappeError, SessionStopped, ValidationError } from '@quire/errors';
+import { isMovedWrite } from '@quire/tenancy';
 import { clearCookie } from '@quire/http';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
@@ -37,5 +38,8 @@ function classify(err: unknown): unknown {
   if (err instanceof ZodError) return new ValidationError(err.issues[0]?.message ?? 'Invalid request', { title: 'Invalid Request' });
   // express' router: a path segment that does not percent-decode
   if (err instanceof URIError || (err as { status?: unknown }).status === 400) return new DoesNotExistError('', { silent: true });
+  // A write that reached a moved tenant's old copy (this process had not heard of the move yet): nothing was written.
+  if (isMovedWrite(err))
+    return new SessionStopped('This site just moved to another database: try again', { title: 'Site Moved', headers: { 'Retry-After': '1' } });
   return err;
 }
