@@ -471,11 +471,12 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
     expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
   });
 
-  it('prints Ready, Plan, Hosts and Age (and Reason and Schema with -o wide)', () => {
+  it('prints Ready, Plan, Cluster, Hosts and Age (and Reason and Schema with -o wide)', () => {
     expect(version.additionalPrinterColumns).toEqual([
       { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
       { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1 },
       { name: 'Plan', type: 'string', jsonPath: '.status.usage.plan' },
+      { name: 'Cluster', type: 'string', jsonPath: '.status.cluster' },
       { name: 'Hosts', type: 'string', jsonPath: '.status.hosts' },
       { name: 'Schema', type: 'string', jsonPath: '.status.schema', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
@@ -489,11 +490,21 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
     }
     const spec = openAPI.properties.spec;
     expect(spec.default).toEqual({});
-    expect(Object.keys(spec.properties).sort()).toEqual(['adminEmail', 'allowCorsOrigins', 'deletionPolicy', 'domains', 'plan', 'readOnly', 'suspended']);
+    expect(Object.keys(spec.properties).sort()).toEqual([
+      'adminEmail',
+      'allowCorsOrigins',
+      'cluster',
+      'deletionPolicy',
+      'domains',
+      'plan',
+      'readOnly',
+      'suspended',
+    ]);
+    expect(spec.properties.cluster).toMatchObject({ type: 'string', maxLength: 40 });
     expect(spec.properties.deletionPolicy).toMatchObject({ enum: ['Retain', 'Delete'], default: 'Retain' });
     for (const list of ['domains', 'allowCorsOrigins']) expect(spec.properties[list]).toMatchObject({ 'x-kubernetes-list-type': 'set', maxItems: 100 });
     const status = openAPI.properties.status;
-    expect(Object.keys(status.properties).sort()).toEqual(['adminSecretName', 'conditions', 'hosts', 'observedGeneration', 'schema', 'usage']);
+    expect(Object.keys(status.properties).sort()).toEqual(['adminSecretName', 'cluster', 'conditions', 'hosts', 'observedGeneration', 'schema', 'usage']);
     expect(Object.keys(status.properties.usage.properties).sort()).toEqual([
       'databaseBytes',
       'databaseSecondsToday',
@@ -536,6 +547,7 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
     const status = {
       observedGeneration: 3,
       schema: 't_acme',
+      cluster: 'quire-db-b',
       hosts: ['acme.quire.example.com', 'erp.acme.example'],
       adminSecretName: 'acme-admin-credentials',
       conditions: [
@@ -548,6 +560,14 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
           message: 'erp.acme.example: taken',
         },
         { type: 'SchemaReady', status: 'True', lastTransitionTime: '2026-05-01T09:59:58Z', reason: 'Created', message: '' },
+        {
+          type: 'ClusterReady',
+          status: 'False',
+          lastTransitionTime: '2026-05-01T10:00:00Z',
+          reason: 'MoveNotAvailable',
+          message:
+            'spec.cluster is default, but tenant acme is on cluster quire-db-b, and moving a tenant between clusters (quire tenant move) is not built yet',
+        },
       ],
     };
     expect(errorsOf(tenant({}, status))).toBe('');
@@ -567,12 +587,22 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
     ['an adminEmail that is no address', { adminEmail: 'admin' }, /must match format "email"/],
     ['a CORS origin with a path', { allowCorsOrigins: ['https://app.acme.example/'] }, /must match pattern/],
     ['a CORS origin without a scheme', { allowCorsOrigins: ['app.acme.example'] }, /must match pattern/],
+    ['a cluster name with upper case', { cluster: 'Quire-DB-B' }, /must match pattern/],
+    ['a cluster name with an underscore', { cluster: 'quire_db_b' }, /must match pattern/],
+    ['a cluster name starting with a digit', { cluster: '2nd' }, /must match pattern/],
+    ['a cluster name ending with a hyphen', { cluster: 'quire-db-' }, /must match pattern/],
+    ['a cluster name of 41 characters', { cluster: 'a'.repeat(41) }, /must NOT have more than 40 characters/],
+    ['a cluster as a number', { cluster: 2 }, /must be string/],
   ];
 
   it.each(badSpecs)('refuses %s', (_what, spec, message) => {
     const result = errorsOf(tenant(spec));
     expect(result).not.toBe('');
     expect(result).toMatch(message);
+  });
+
+  it.each(['default', 'quire-db-b', 'b', `a${'b'.repeat(38)}9`, ''])('accepts the cluster %j (empty: placed by weight)', (cluster) => {
+    expect(errorsOf(tenant({ cluster }))).toBe('');
   });
 
   it('accepts "*" and origins with a port as CORS origins', () => {

@@ -12,12 +12,15 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { KUBE_STATE_METRICS, isQuireSeries, metricNamesIn } from './contract-metrics';
 import {
+  CLUSTERS_VALUES,
   DEPLOY_DIR,
   PLANS_VALUES,
   REPO_ROOT,
   RENDERER,
   VALIDATES,
   beforeAllRendered,
+  clusterVariable,
+  clustersExample,
   deployValuesFiles,
   describeRendered,
   expectValid,
@@ -42,6 +45,7 @@ const PLACEHOLDERS = {
 const SECRETS = Object.entries(PLACEHOLDERS).flatMap(([k, v]) => ['--set-string', `secrets.${k}=${v}`]);
 const MINIMAL = ['-f', 'deploy/values-minimal.yaml'];
 const PLANS = ['-f', PLANS_VALUES];
+const CLUSTERS = ['-f', CLUSTERS_VALUES];
 const PRODUCTION = ['-f', 'deploy/values-production.yaml'];
 const KEDA = ['--set', 'keda.enabled=true', '--set-string', 'keda.prometheus.serverAddress=http://prometheus.monitoring.svc:9090'];
 const EVERYTHING_ON = [
@@ -125,6 +129,20 @@ const SCENARIOS: Record<string, Scenario> = {
     monitoring: false,
     operator: true,
   },
+  'two more clusters (tests/chart/values-clusters.yaml, operator on)': {
+    args: [...SECRETS, ...CLUSTERS],
+    webhooksScaler: 'HorizontalPodAutoscaler',
+    hooks: true,
+    monitoring: false,
+    operator: true,
+  },
+  'two more clusters, plain migration Job': {
+    args: [...SECRETS, ...CLUSTERS, '--set', 'migrations.useHelmHooks=false'],
+    webhooksScaler: 'HorizontalPodAutoscaler',
+    hooks: false,
+    monitoring: false,
+    operator: true,
+  },
   'values-production.yaml': { args: PRODUCTION, webhooksScaler: 'ScaledObject', hooks: true, monitoring: true, operator: true },
   'values-production.yaml, KEDA off': {
     args: [...PRODUCTION, '--set', 'keda.enabled=false'],
@@ -149,6 +167,11 @@ const SCENARIOS: Record<string, Scenario> = {
     operator: true,
   },
 };
+
+/** One item of `clusters` whose URL is the key `uri` of the Secret `<name>-app`. */
+function cluster(name: string): Record<string, unknown> {
+  return { name, url: { secretKeyRef: { name: `${name.toLowerCase()}-app`, key: 'uri' } } };
+}
 
 /** Renders that must fail, with a message that tells the operator what to do. */
 const FAILURES: Record<string, { args: string[]; message: RegExp }> = {
@@ -187,6 +210,38 @@ const FAILURES: Record<string, { args: string[]; message: RegExp }> = {
   'a plan rate limit window over 31 days': {
     args: [...SECRETS, ...PLANS, '--set-string', 'plans.definitions.business.rateLimit=60/2678401'],
     message: /plans\.definitions\.business\.rateLimit="60\/2678401".*31 days/,
+  },
+  'a cluster named default': {
+    args: [...SECRETS, '--set-json', `clusters=${JSON.stringify([cluster('default')])}`],
+    message: /clusters\[0\]\.name=default: `default` is the platform database/,
+  },
+  'two clusters of one name': {
+    args: [...SECRETS, '--set-json', `clusters=${JSON.stringify([cluster('quire-db-b'), cluster('quire-db-b')])}`],
+    message: /clusters\[1\]\.name="quire-db-b": clusters\[0\] has that name too/,
+  },
+  'a cluster name with upper case': {
+    args: [...SECRETS, '--set-json', `clusters=${JSON.stringify([cluster('Quire-DB-B')])}`],
+    message: /clusters\[0\]\.name="Quire-DB-B": a cluster name is lower-case letters, digits and hyphens/,
+  },
+  'a cluster without secretKeyRef': {
+    args: [...SECRETS, '--set-json', 'clusters=[{"name":"quire-db-b","url":{"name":"quire-db-b-app","key":"uri"}}]'],
+    message: /clusters\[0\]\.url needs secretKeyRef with name and key/,
+  },
+  'a cluster directUrl without a key': {
+    args: [...SECRETS, '--set-json', `clusters=${JSON.stringify([{ ...cluster('quire-db-b'), directUrl: { secretKeyRef: { name: 'x' } } }])}`],
+    message: /clusters\[0\]\.directUrl needs secretKeyRef with name and key/,
+  },
+  'a cluster in transaction mode without a direct URL': {
+    args: [...SECRETS, '--set-json', `clusters=${JSON.stringify([{ ...cluster('quire-db-b'), poolMode: 'transaction' }])}`],
+    message: /clusters\[0\] \(quire-db-b\): poolMode transaction needs directUrl/,
+  },
+  'a cluster weight of 0': {
+    args: [...SECRETS, '--set-json', `clusters=${JSON.stringify([{ ...cluster('quire-db-b'), weight: 0 }])}`],
+    message: /clusters\[0\]\.weight=0: a whole number from 1 to 1000/,
+  },
+  'a cluster URL variable in config.extra': {
+    args: [...SECRETS, '--set-string', 'config.extra.QUIRE_CLUSTER_URL_QUIRE_DB_B=postgres://x@y/z'],
+    message: /config\.extra\.QUIRE_CLUSTER_URL_QUIRE_DB_B: cluster URLs come from clusters\[\]\.url/,
   },
   'a wildcard Certificate without an issuer': {
     args: [...SECRETS, '--set', 'certManager.wildcard.enabled=true', '--set-string', 'ingress.baseDomain=quire.chart-test.invalid'],
@@ -329,7 +384,7 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
       expect(pod.automountServiceAccountToken).toBe(pod.serviceAccountName === 'quire-operator');
       const tmp = pod.volumes.find((v: any) => v.name === 'tmp');
       expect(tmp).toEqual({ name: 'tmp', emptyDir: {} });
-      for (const ctr of pod.containers) {
+      for (const ctr of [...(pod.initContainers ?? []), ...pod.containers]) {
         expect(ctr.securityContext).toMatchObject({
           runAsNonRoot: true,
           readOnlyRootFilesystem: true,
@@ -379,8 +434,14 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
     expect(pod.serviceAccountName).toBeUndefined();
     expect(job.spec.backoffLimit).toBe(2);
     expect(job.spec.activeDeadlineSeconds).toBeGreaterThanOrEqual(900);
-    const secretRefs = new Set<string>(container(job).env.flatMap((e: any) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : [])));
+    // One Secret for the platform's settings; each cluster's URL comes from its own (see "several Postgres clusters").
+    const platformEnv = container(job).env.filter((e: any) => !e.name.startsWith('QUIRE_CLUSTER_'));
+    const secretRefs = new Set<string>(platformEnv.flatMap((e: any) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : [])));
     expect(secretRefs.size).toBe(1);
+    for (const init of pod.initContainers ?? []) {
+      expect(init.args.slice(0, 2), init.name).toEqual(['cluster', 'add']);
+      expect(init.env, init.name).toEqual(container(job).env);
+    }
     const [secretName] = [...secretRefs];
     expect(container(job).envFrom).toBeUndefined();
     expect(container(job).env.map((e: any) => e.name)).toEqual(expect.arrayContaining(['DATABASE_URL', 'QUIRE_ENCRYPTION_KEY', 'BASE_DOMAIN']));
@@ -683,6 +744,136 @@ describeRendered('plans and fair admission', () => {
     for (const w of quireWorkloads(r.objects)) {
       expect(environment(r.objects, w), w.metadata.name).toMatchObject({ TENANT_MAX_CONNECTIONS: '3', TENANT_QUEUE_LENGTH: '0', TENANT_QUEUE_WAIT_MS: '500' });
     }
+  }, 60_000);
+});
+
+describeRendered('several Postgres clusters', () => {
+  const CLUSTERS_SCENARIO = 'two more clusters (tests/chart/values-clusters.yaml, operator on)';
+  /** A container's env entries read from a Secret, by variable name. */
+  const secretRefsOf = (ctr: any): Record<string, unknown> =>
+    Object.fromEntries((ctr.env ?? []).flatMap((e: any) => (e.valueFrom?.secretKeyRef ? [[e.name, e.valueFrom.secretKeyRef]] : [])));
+  /** Every container of every Quire workload (the Deployments, the Job and its init containers), named `<workload>/<container>`. */
+  const quireContainers = (objects: readonly K8sObject[]): [string, any][] =>
+    quireWorkloads(objects).flatMap((w) =>
+      [...(w.spec.template.spec.initContainers ?? []), ...w.spec.template.spec.containers].map((c: any): [string, any] => [`${w.metadata.name}/${c.name}`, c]),
+    );
+  const clusterVars = (ctr: any): string[] => (ctr.env ?? []).map((e: any) => e.name as string).filter((n: string) => n.startsWith('QUIRE_CLUSTER_'));
+
+  it('gives every Quire container each cluster URL from its Secret, and nothing else of them', () => {
+    const objects = get(CLUSTERS_SCENARIO);
+    const containers = quireContainers(objects);
+    expect(containers.map(([n]) => n).sort()).toEqual([
+      'quire-api/api',
+      'quire-auth/auth',
+      'quire-migrate/cluster-quire-db-b',
+      'quire-migrate/cluster-tenants-2',
+      'quire-migrate/migrate',
+      'quire-operator/operator',
+      'quire-webhooks/webhooks',
+    ]);
+    for (const [where, ctr] of containers) {
+      const refs = secretRefsOf(ctr);
+      expect(refs[clusterVariable('quire-db-b')], where).toEqual({ name: 'quire-db-b-app', key: 'uri' });
+      expect(refs[clusterVariable('quire-db-b', true)], where).toBeUndefined();
+      expect(refs[clusterVariable('tenants-2')], where).toEqual({ name: 'tenants-2-pooler', key: 'pooler-uri' });
+      expect(refs[clusterVariable('tenants-2', true)], where).toEqual({ name: 'tenants-2-app', key: 'uri' });
+      expect(clusterVars(ctr), where).toEqual(['QUIRE_CLUSTER_URL_QUIRE_DB_B', 'QUIRE_CLUSTER_URL_TENANTS_2', 'QUIRE_CLUSTER_DIRECT_URL_TENANTS_2']);
+    }
+    // Never a cluster URL in a ConfigMap; the helm test pod reaches the API over HTTP only.
+    for (const cm of ofKind(objects, 'ConfigMap')) expect(Object.keys(cm.data ?? {}).filter((k) => k.startsWith('QUIRE_CLUSTER_'))).toEqual([]);
+    expect(one(objects, 'Pod').spec.containers[0].env).toBeUndefined();
+  });
+
+  it('registers each cluster with `quire cluster add --url env:…` in an init container of the migration Job, before `quire migrate`', () => {
+    for (const scenario of [CLUSTERS_SCENARIO, 'two more clusters, plain migration Job']) {
+      const job = one(get(scenario), 'Job');
+      const pod = job.spec.template.spec;
+      const migrate = container(job);
+      expect(migrate.args).toEqual(['migrate']);
+      expect(pod.restartPolicy).toBe('Never');
+      expect(pod.initContainers.map((c: any) => c.name)).toEqual(['cluster-quire-db-b', 'cluster-tenants-2']);
+      expect(pod.initContainers.map((c: any) => c.args)).toEqual([
+        ['cluster', 'add', 'quire-db-b', '--url', 'env:QUIRE_CLUSTER_URL_QUIRE_DB_B', '--weight', '1', '--pool-mode', 'session'],
+        [
+          'cluster',
+          'add',
+          'tenants-2',
+          '--url',
+          'env:QUIRE_CLUSTER_URL_TENANTS_2',
+          '--weight',
+          '3',
+          '--pool-mode',
+          'transaction',
+          '--direct-url',
+          'env:QUIRE_CLUSTER_DIRECT_URL_TENANTS_2',
+        ],
+      ]);
+      for (const init of pod.initContainers) {
+        // The same process as `quire migrate`: image, settings, Secrets, resources and hardening.
+        for (const field of ['image', 'imagePullPolicy', 'env', 'resources', 'securityContext', 'volumeMounts'])
+          expect(init[field], `${init.name}.${field}`).toEqual(migrate[field]);
+        expect(init.envFrom).toBeUndefined();
+      }
+    }
+  });
+
+  it('renders the second CNPG cluster of values-production.yaml (cloudnative-pg.yaml) into every Quire container', () => {
+    const objects = get('values-production.yaml');
+    for (const [where, ctr] of quireContainers(objects)) {
+      expect(secretRefsOf(ctr)[clusterVariable('quire-db-b')], where).toEqual({ name: 'quire-db-b-app', key: 'uri' });
+      expect(clusterVars(ctr), where).toEqual(['QUIRE_CLUSTER_URL_QUIRE_DB_B']);
+    }
+    const job = one(objects, 'Job');
+    expect(job.spec.template.spec.initContainers.map((c: any) => c.args)).toEqual([
+      ['cluster', 'add', 'quire-db-b', '--url', 'env:QUIRE_CLUSTER_URL_QUIRE_DB_B', '--weight', '1', '--pool-mode', 'session'],
+    ]);
+    const cnpg = fs
+      .readFileSync(path.join(DEPLOY_DIR, 'cloudnative-pg.yaml'), 'utf8')
+      .split(/^---$/m)
+      .map((doc) => parseYaml(doc))
+      .filter((doc) => doc?.kind === 'Cluster');
+    expect(cnpg.map((c) => c.metadata.name)).toEqual(['quire-db', 'quire-db-b']);
+    for (const c of cnpg) expect(c.spec.postgresql.parameters.wal_level, c.metadata.name).toBe('logical');
+    expect(environment(objects, one(objects, 'Deployment', 'quire-api'))).toMatchObject({ CLUSTER_POOL_SIZE: '5', CLUSTER_IDLE_SECONDS: '300' });
+  });
+
+  it('renders no cluster variable and no init container by default, and the pool settings like DB_POOL_SIZE', () => {
+    for (const scenario of ['default values (secrets by --set)', 'values-minimal.yaml', 'existingSecret with keyMapping']) {
+      const objects = get(scenario);
+      for (const [where, ctr] of quireContainers(objects)) expect(clusterVars(ctr), `${scenario}: ${where}`).toEqual([]);
+      expect(one(objects, 'Job').spec.template.spec.initContainers, scenario).toBeUndefined();
+      for (const w of quireWorkloads(objects)) {
+        const env = environment(objects, w);
+        expect(env.CLUSTER_POOL_SIZE, `${scenario}: ${w.metadata.name}`).toBeUndefined(); // the process default: DB_POOL_SIZE
+        expect(env.CLUSTER_IDLE_SECONDS, `${scenario}: ${w.metadata.name}`).toBe('300');
+      }
+    }
+    const objects = get(CLUSTERS_SCENARIO);
+    for (const w of quireWorkloads(objects))
+      expect(environment(objects, w), w.metadata.name).toMatchObject({ CLUSTER_POOL_SIZE: '4', CLUSTER_IDLE_SECONDS: '120' });
+  });
+
+  it('names the plain Job after the clusters too, and keeps the name of a release without any', async () => {
+    const base = [...MINIMAL, '--set', 'migrations.useHelmHooks=false'];
+    const before = one(get('values-minimal.yaml, plain migration Job'), 'Job').metadata.name;
+    const withCluster = (weight: number) => ['--set-json', `clusters=${JSON.stringify([{ ...cluster('quire-db-b'), weight }])}`];
+    const [none, added, reweighted] = await Promise.all([
+      renderChart([...base, '--set-json', 'clusters=[]']),
+      renderChart([...base, ...withCluster(1)]),
+      renderChart([...base, ...withCluster(2)]),
+    ]);
+    expect(one(none.objects, 'Job').metadata.name).toBe(before);
+    const names = [before, one(added.objects, 'Job').metadata.name, one(reweighted.objects, 'Job').metadata.name];
+    expect(new Set(names).size).toBe(3);
+    for (const n of names) expect(n).toMatch(/^quire-migrate-[0-9a-f]{8}$/);
+  }, 60_000);
+
+  it('renders the example of values.yaml', async () => {
+    const { clusters } = clustersExample();
+    const r = await renderChart([...SECRETS, '--set-json', `clusters=${JSON.stringify(clusters)}`]);
+    expectValid(r);
+    const job = one(r.objects, 'Job');
+    expect(job.spec.template.spec.initContainers.map((c: any) => c.args.slice(0, 3))).toEqual(clusters.map((c) => ['cluster', 'add', c.name]));
   }, 60_000);
 });
 

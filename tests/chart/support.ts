@@ -68,6 +68,40 @@ export function plansExample(): { default: string; definitions: Record<string, R
   return parseYaml(block.join('\n'));
 }
 
+/** Two more Postgres clusters (one in transaction mode), the operator on, for the clusters tests. */
+export const CLUSTERS_VALUES = 'tests/chart/values-clusters.yaml';
+
+/** One item of the chart's `clusters` values. */
+export interface ClusterValue {
+  name: string;
+  weight?: number;
+  poolMode?: 'session' | 'transaction';
+  url: { secretKeyRef: { name: string; key: string } };
+  directUrl?: { secretKeyRef: { name: string; key: string } };
+}
+
+/**
+ * The commented clusters example in charts/quire/values.yaml (the `# clusters:` line after
+ * `clusters: []` and the commented lines after it), uncommented and parsed: the values a reader
+ * would copy.
+ */
+export function clustersExample(): { clusters: ClusterValue[] } {
+  const lines = fs.readFileSync(path.join(REPO_ROOT, CHART, 'values.yaml'), 'utf8').split('\n');
+  const start = lines.indexOf('# clusters:');
+  if (start < 0 || lines[start - 2] !== 'clusters: []') throw new Error('values.yaml: no commented clusters example ("# clusters:" after "clusters: []")');
+  const block: string[] = [];
+  for (const line of lines.slice(start)) {
+    if (!line.startsWith('#')) break;
+    block.push(line.replace(/^# ?/, ''));
+  }
+  return parseYaml(block.join('\n'));
+}
+
+/** The variable a cluster's URL is in: QUIRE_CLUSTER_URL_<name upper-cased, - as _>. */
+export function clusterVariable(name: string, direct = false): string {
+  return `QUIRE_CLUSTER_${direct ? 'DIRECT_' : ''}URL_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+
 /** A rendered Kubernetes object; fields are read as the test needs them. */
 export interface K8sObject {
   apiVersion: string;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { CHART, PLANS_VALUES, REPO_ROOT, deployValuesFiles, plansExample } from './support';
+import { CHART, CLUSTERS_VALUES, PLANS_VALUES, REPO_ROOT, clustersExample, deployValuesFiles, plansExample } from './support';
 
 const chartDir = path.join(REPO_ROOT, CHART);
 const schema = JSON.parse(fs.readFileSync(path.join(chartDir, 'values.schema.json'), 'utf8'));
@@ -108,6 +108,90 @@ describe('values.schema.json', () => {
   it('accepts the fair-admission settings, TENANT_MAX_CONNECTIONS unset (null) or set', () => {
     expect(defaults.config).toMatchObject({ tenantMaxConnections: null, tenantQueueLength: 100, tenantQueueWaitMs: 2000 });
     expect(errors(withValue('config', { tenantMaxConnections: 4, tenantQueueLength: 0, tenantQueueWaitMs: 0 }))).toBe('');
+  });
+
+  describe('clusters', () => {
+    const ref = (name: string, key = 'uri') => ({ secretKeyRef: { name, key } });
+    const cluster = (over: Record<string, unknown> = {}) => ({ name: 'quire-db-b', url: ref('quire-db-b-app'), ...over });
+    const clustersError = (clusters: unknown) => errors(withValue('clusters', clusters));
+
+    it('defaults to none, with CLUSTER_POOL_SIZE left to the process and CLUSTER_IDLE_SECONDS 300', () => {
+      expect(defaults.clusters).toEqual([]);
+      expect(defaults.config).toMatchObject({ clusterPoolSize: null, clusterIdleSeconds: 300 });
+    });
+
+    it('accepts tests/chart/values-clusters.yaml, deploy/values-production.yaml and the commented example in values.yaml', () => {
+      const file = parseYaml(fs.readFileSync(path.join(REPO_ROOT, CLUSTERS_VALUES), 'utf8'));
+      expect(file.clusters).toHaveLength(2);
+      expect(errors(merge(defaults, file))).toBe('');
+      const production = parseYaml(fs.readFileSync(path.join(REPO_ROOT, 'deploy/values-production.yaml'), 'utf8'));
+      expect(production.clusters.map((c: { name: string }) => c.name)).toEqual(['quire-db-b']);
+      const example = clustersExample();
+      expect(example.clusters).toHaveLength(1);
+      const fields = Object.keys(schema.definitions.cluster.properties).filter((f) => f !== 'directUrl');
+      expect(Object.keys(example.clusters[0]!).sort(), 'the example shows every field but the optional directUrl').toEqual(fields.sort());
+      expect(errors(withValue('clusters', example.clusters))).toBe('');
+    });
+
+    it.each([
+      ['only a name and a URL', [cluster()]],
+      ['a name of 40 characters', [cluster({ name: `a${'b'.repeat(38)}9` })]],
+      ['a one-letter name', [cluster({ name: 'b' })]],
+      ['weights 1 and 1000', [cluster({ weight: 1 }), cluster({ name: 'c', weight: 1000 })]],
+      ['transaction mode with a direct URL', [cluster({ poolMode: 'transaction', directUrl: ref('quire-db-b-app') })]],
+      ['session mode with a direct URL', [cluster({ poolMode: 'session', directUrl: ref('quire-db-b-app') })]],
+      ['a key with dots and capitals', [cluster({ url: ref('my.secret', 'Pooler.URI') })]],
+    ])('accepts %s', (_what, clusters) => {
+      expect(clustersError(clusters)).toBe('');
+    });
+
+    const badClusters: [string, unknown, RegExp][] = [
+      ['clusters as a map', { 'quire-db-b': { url: ref('s') } }, /must be array/],
+      ['the name default', [cluster({ name: 'default' })], /must NOT be valid/],
+      ['a name with upper case', [cluster({ name: 'Quire-DB-B' })], /must match pattern/],
+      ['a name with an underscore', [cluster({ name: 'quire_db_b' })], /must match pattern/],
+      ['a name starting with a digit', [cluster({ name: '2nd' })], /must match pattern/],
+      ['a name ending with a hyphen', [cluster({ name: 'quire-db-' })], /must match pattern/],
+      ['a name of 41 characters', [cluster({ name: 'a'.repeat(41) })], /must match pattern/],
+      ['an empty name', [cluster({ name: '' })], /must match pattern/],
+      ['no name', [{ url: ref('s') }], /must have required property 'name'/],
+      ['the same cluster twice', [cluster(), cluster()], /must NOT have duplicate items/],
+      ['no url', [{ name: 'quire-db-b' }], /must have required property 'url'/],
+      ['a url without secretKeyRef', [cluster({ url: {} })], /must have required property 'secretKeyRef'/],
+      ['a url given as a string', [cluster({ url: 'postgres://quire:pw@db:5432/quire' })], /must be object/],
+      ['a secretKeyRef without a key', [cluster({ url: { secretKeyRef: { name: 's' } } })], /must have required property 'key'/],
+      ['a secretKeyRef without a name', [cluster({ url: { secretKeyRef: { key: 'uri' } } })], /must have required property 'name'/],
+      ['a directUrl without secretKeyRef', [cluster({ directUrl: { name: 's', key: 'uri' } })], /must have required property 'secretKeyRef'/],
+      ['a Secret name with upper case', [cluster({ url: ref('Quire-DB') })], /must match pattern/],
+      ['transaction mode without a direct URL', [cluster({ poolMode: 'transaction' })], /must have required property 'directUrl'/],
+      ['an unknown pool mode', [cluster({ poolMode: 'statement' })], /must be equal to one of the allowed values/],
+      ['weight 0', [cluster({ weight: 0 })], /must be >= 1/],
+      ['weight 1001', [cluster({ weight: 1001 })], /must be <= 1000/],
+      ['a fractional weight', [cluster({ weight: 1.5 })], /must be integer/],
+      ['an unknown field', [cluster({ state: 'draining' })], /must NOT have additional properties/],
+    ];
+
+    it.each(badClusters)('refuses %s', (_what, clusters, message) => {
+      const result = clustersError(clusters);
+      expect(result).not.toBe('');
+      expect(result).toMatch(message);
+    });
+
+    it.each([
+      ['config.clusterPoolSize', 0, /must be >= 1/],
+      ['config.clusterPoolSize', '5', /must be integer,null/],
+      ['config.clusterIdleSeconds', 0, /must be >= 1/],
+      ['config.clusterIdleSeconds', 86401, /must be <= 86400/],
+    ])('refuses %s = %j', (key, value, message) => {
+      expect(errors(withValue(key, value))).toMatch(message);
+    });
+
+    it('accepts CLUSTER_POOL_SIZE set, and refuses a cluster URL variable in config.extra', () => {
+      expect(errors(withValue('config.clusterPoolSize', 4))).toBe('');
+      expect(errors(withValue('config.extra', { QUIRE_CLUSTER_URL_QUIRE_DB_B: 'postgres://x@y/z' }))).toMatch(/property name must be valid/);
+      expect(errors(withValue('config.extra', { QUIRE_CLUSTER_DIRECT_URL_B: 'postgres://x@y/z' }))).toMatch(/property name must be valid/);
+      expect(errors(withValue('config.extra', { QUIRE_CLUSTER_NOTE: 'x' }))).toBe('');
+    });
   });
 
   it('accepts the values a subchart gets from its parent', () => {

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createTenant, measureTenants, readUsage, schemaOf } from '@quire/tenancy';
+import { PgDatabase } from '@quire/db';
+import { addCluster, createTenant, dropTenant, measureTenants, readUsage, schemaOf, setClusterState } from '@quire/tenancy';
 import type { Runtime } from '@quire/runtime';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeKubeApi, type FakeKubeApiServer } from '../support/kube-api';
 import type { JsonObject } from '../support/kube-api/types';
 import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
+import { createPgCluster, pgClustersAvailable } from '../support/pg-clusters';
 import { startTestServer, uniqueName, type TestServer } from '../support/server';
 import {
   NS,
@@ -113,11 +115,13 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     expect(tenant.status).toMatchObject({
       observedGeneration: 1,
       schema: schemaOf(name),
+      cluster: 'default',
       hosts: [host],
       adminSecretName: `${name}-admin-credentials`,
     });
     expect(condition(tenant, 'SchemaReady')).toMatchObject({ status: 'True', reason: 'Created', observedGeneration: 1 });
     expect(condition(tenant, 'DomainsReady')).toMatchObject({ status: 'True', reason: 'DomainsRegistered', message: 'No custom domains' });
+    expect(condition(tenant, 'ClusterReady')).toMatchObject({ status: 'True', reason: 'OnCluster', message: 'On cluster default' });
     expect(await schemaExists(name)).toBe(true);
 
     const secret = kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`);
@@ -253,6 +257,179 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     await new Promise((r) => setTimeout(r, 2500));
     expect(statusWrites()).toBe(writes);
   });
+
+  it('spec.cluster: default creates the tenant there and reports it in status.cluster', async () => {
+    await operator();
+    const name = uniqueName('op');
+    applyTenant(kube, name, { cluster: 'default' });
+    const tenant = await readyTenant(name);
+    expect(tenant.status).toMatchObject({ schema: schemaOf(name), cluster: 'default' });
+    expect(condition(tenant, 'ClusterReady')).toMatchObject({ status: 'True', reason: 'OnCluster', message: 'On cluster default, as spec.cluster asks' });
+    expect(server.platform.tenants.get(name)?.cluster).toBe('default');
+    expect(await schemaExists(name)).toBe(true);
+    const created = await eventually('the Created event', () => eventsFor(kube, name).find((e) => e.reason === 'Created'));
+    expect(created.note).toContain(' on cluster default;');
+  });
+
+  it('spec.cluster naming no registered cluster creates nothing: UnknownCluster with a Warning, until the spec is fixed', async () => {
+    await operator();
+    const name = uniqueName('op');
+    applyTenant(kube, name, { cluster: 'nowhere' });
+    const refused = await eventually('Ready=False', () => {
+      const t = tenantObject(kube, name);
+      return condition(t, 'Ready')?.status === 'False' ? t : undefined;
+    });
+    const message = `spec.cluster: no cluster named "nowhere": the clusters are default (quire cluster list). Tenant ${name} is not created`;
+    expect(condition(refused, 'Ready')).toMatchObject({ reason: 'UnknownCluster', message });
+    expect(condition(refused, 'SchemaReady')).toMatchObject({ status: 'False', reason: 'UnknownCluster', message });
+    expect(condition(refused, 'ClusterReady')).toMatchObject({ status: 'False', reason: 'UnknownCluster', message });
+    expect(condition(refused, 'PlanReady')).toMatchObject({ status: 'Unknown', reason: 'SchemaNotReady' });
+    expect((refused.status as { cluster?: string }).cluster).toBeUndefined();
+    expect(server.platform.tenants.get(name)).toBeUndefined();
+    expect(await schemaExists(name)).toBe(false);
+    expect(kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`)).toBeUndefined();
+    const warnings = await eventually('UnknownCluster event', () => {
+      const found = eventsFor(kube, name).filter((e) => e.reason === 'UnknownCluster');
+      return found.length > 0 ? found : undefined;
+    });
+    expect(warnings).toMatchObject([{ type: 'Warning', note: message }]);
+
+    specPatch(name, { cluster: '' }); // fixed: placed by weight (here the only cluster, default)
+    const fixed = await readyTenant(name);
+    expect(fixed.metadata.generation).toBe(2);
+    expect(fixed.status).toMatchObject({ cluster: 'default' });
+    expect(condition(fixed, 'SchemaReady')).toMatchObject({ status: 'True', reason: 'Created' });
+    expect(condition(fixed, 'ClusterReady')).toMatchObject({ status: 'True', reason: 'OnCluster', message: 'On cluster default' });
+  });
+
+  it('a spec.cluster other than where the tenant is gives MoveNotAvailable and leaves it there; a draining cluster takes no new tenant', async () => {
+    // A second cluster in the registry, draining so that nothing is placed there by weight; this
+    // test never opens it (no move is made), so it needs no server of its own.
+    const other = uniqueName('elsewhere');
+    await server.db.query(`INSERT INTO quire.clusters ("name", "url", "state") VALUES ($1, 'env:QUIRE_TEST_UNREACHABLE', 'draining')`, [other]);
+    try {
+      await operator();
+      const name = uniqueName('op');
+      applyTenant(kube, name);
+      await readyTenant(name);
+
+      specPatch(name, { cluster: other });
+      const asked = await eventually('ClusterReady=False', () => {
+        const t = tenantObject(kube, name);
+        const c = condition(t, 'ClusterReady');
+        return c?.status === 'False' && c.observedGeneration === 2 ? t : undefined;
+      });
+      const message =
+        `spec.cluster is ${other}, but tenant ${name} is on cluster default, and moving a tenant between clusters ` +
+        `(quire tenant move) is not built yet: it stays on default. Set spec.cluster to default, or remove it, to clear this`;
+      expect(condition(asked, 'ClusterReady')).toMatchObject({ reason: 'MoveNotAvailable', message });
+      expect(condition(asked, 'Ready')).toMatchObject({ status: 'False', reason: 'MoveNotAvailable' });
+      expect(condition(asked, 'SchemaReady')).toMatchObject({ status: 'True', reason: 'Created' });
+      expect(asked.status).toMatchObject({ cluster: 'default', schema: schemaOf(name) });
+      expect(server.platform.tenants.get(name)?.cluster).toBe('default');
+      expect((await apiAt(server.port, `${name}.localhost`, '/api/method/ping')).status).toBe(200); // still served where it is
+      const moves = await eventually('MoveNotAvailable event', () => {
+        const found = eventsFor(kube, name).filter((e) => e.reason === 'MoveNotAvailable');
+        return found.length > 0 ? found : undefined;
+      });
+      expect(moves).toMatchObject([{ type: 'Warning', note: message }]);
+
+      specPatch(name, { cluster: 'nowhere' });
+      const unknown = await eventually('UnknownCluster', () => {
+        const t = tenantObject(kube, name);
+        const c = condition(t, 'ClusterReady');
+        return c?.reason === 'UnknownCluster' && c.observedGeneration === 3 ? t : undefined;
+      });
+      expect(condition(unknown, 'ClusterReady')?.message).toBe(
+        `spec.cluster: no cluster named "nowhere": the clusters are default, ${other} (quire cluster list). Tenant ${name} stays on cluster default`,
+      );
+      expect(condition(unknown, 'SchemaReady')).toMatchObject({ status: 'True' });
+
+      specPatch(name, { cluster: 'default' });
+      expect(condition(await readyTenant(name), 'ClusterReady')).toMatchObject({ status: 'True', reason: 'OnCluster' });
+
+      // A new tenant asked onto the draining cluster: nothing is made.
+      const drained = uniqueName('op');
+      applyTenant(kube, drained, { cluster: other });
+      const refused = await eventually(`${drained} Ready=False`, () => {
+        const t = tenantObject(kube, drained);
+        return condition(t, 'Ready')?.status === 'False' ? t : undefined;
+      });
+      expect(condition(refused, 'SchemaReady')).toMatchObject({ reason: 'ClusterDraining', message: expect.stringContaining(`cluster ${other} is draining`) });
+      expect(condition(refused, 'ClusterReady')).toMatchObject({ status: 'False', reason: 'ClusterDraining' });
+      expect(server.platform.tenants.get(drained)).toBeUndefined();
+      expect(kube.store.tryGet(SECRETS, NS, `${drained}-admin-credentials`)).toBeUndefined();
+    } finally {
+      await server.db.query(`DELETE FROM quire.clusters WHERE "name" = $1`, [other]);
+    }
+  });
+
+  const clusters = pgClustersAvailable();
+  it.skipIf(!clusters.ok)(
+    'creates a tenant on another Postgres cluster (its URL read from QUIRE_CLUSTER_URL_<NAME>, as the chart sets it)',
+    async () => {
+      const pg = await createPgCluster();
+      const cluster = uniqueName('b');
+      const variable = `QUIRE_CLUSTER_URL_${cluster.toUpperCase().replace(/-/g, '_')}`;
+      vi.stubEnv(variable, pg.url); // what the chart's env entry does, for this process's server and operator
+      const name = uniqueName('op');
+      const schemaOnB = async (): Promise<boolean> => {
+        const db = new PgDatabase({ connectionString: pg.url, poolSize: 1 });
+        try {
+          return (await db.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schemaOf(name)])).rows.length === 1;
+        } finally {
+          await db.close();
+        }
+      };
+      try {
+        // What the chart's migrate Job does, once per cluster in its values.
+        await addCluster(server.platform, { name: cluster, url: `env:${variable}`, weight: 1 });
+        await operator();
+        applyTenant(kube, name, { cluster });
+        const tenant = await readyTenant(name, 30_000);
+        expect(tenant.status).toMatchObject({ schema: schemaOf(name), cluster });
+        expect(condition(tenant, 'ClusterReady')).toMatchObject({
+          status: 'True',
+          reason: 'OnCluster',
+          message: `On cluster ${cluster}, as spec.cluster asks`,
+        });
+        expect(await schemaOnB()).toBe(true);
+        expect(await schemaExists(name)).toBe(false); // not on the platform database
+        const { api_key, api_secret } = secretData(kube.store.tryGet(SECRETS, NS, `${name}-admin-credentials`));
+        const todos = await eventually('the API to serve it from its cluster', async () => {
+          const r = await apiAt(server.port, `${name}.localhost`, '/api/resource/ToDo', `token ${api_key}:${api_secret}`);
+          return r.status === 200 ? r : undefined;
+        });
+        expect(todos.body).toEqual({ data: [] });
+
+        specPatch(name, { cluster: 'default' });
+        const asked = await eventually('MoveNotAvailable', () => {
+          const t = tenantObject(kube, name);
+          return condition(t, 'ClusterReady')?.reason === 'MoveNotAvailable' ? t : undefined;
+        });
+        expect(asked.status).toMatchObject({ cluster });
+        expect(server.platform.tenants.get(name)?.cluster).toBe(cluster);
+
+        // Deleted with its data: the schema goes from its own cluster.
+        specPatch(name, { deletionPolicy: 'Delete' });
+        await eventually('deletionPolicy Delete seen', () => (condition(tenantObject(kube, name), 'Ready')?.observedGeneration === 3 ? true : undefined));
+        kube.store.delete(TENANTS, NS, name);
+        await eventually('the Tenant to be gone', () => (tenantObject(kube, name) ? undefined : true));
+        expect(server.platform.tenants.get(name)).toBeUndefined();
+        expect(await schemaOnB()).toBe(false);
+      } finally {
+        // Nothing else in this file may be placed on that cluster, nor find a tenant on it once it is gone.
+        for (const op of operators.splice(0)) await op.close();
+        await dropTenant(server.platform, name).catch(() => undefined);
+        await server.db.query(`DELETE FROM quire.clusters WHERE "name" = $1`, [cluster]).catch(() => setClusterState(server.platform, cluster, 'draining'));
+        await server.platform.clusters.refresh();
+        await server.platform.clusters.closeIdle(Number.MAX_SAFE_INTEGER); // this process's pool there
+        await pg.stop();
+        vi.unstubAllEnvs();
+      }
+    },
+    90_000,
+  );
 
   it('provisions ten Tenants applied at once, each answering within seconds', async () => {
     await operator();

@@ -176,6 +176,9 @@ spec:
                 name: {{ include "quire.fullname" $root }}
           env:
             {{- include "quire.secretEnv" (dict "root" $root "secretName" (include "quire.secretName" $root)) | trim | nindent 12 }}
+            {{- with include "quire.clusterEnv" $root | trim }}
+            {{- . | nindent 12 }}
+            {{- end }}
             {{- if $isOperator }}
             {{- include "quire.operatorEnv" $root | nindent 12 }}
             {{- end }}

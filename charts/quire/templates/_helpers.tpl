@@ -138,7 +138,11 @@ api auth webhooks{{ if .Values.operator.enabled }} operator{{ end }}
 {{- if has $k (list "DATABASE_URL" "DATABASE_DIRECT_URL" "REDIS_URL" "QUIRE_ENCRYPTION_KEY") -}}
 {{- fail (printf "config.extra.%s: secret values belong in secrets.* or secrets.existingSecret, never in the ConfigMap" $k) -}}
 {{- end -}}
+{{- if regexMatch "^QUIRE_CLUSTER_(DIRECT_)?URL_" $k -}}
+{{- fail (printf "config.extra.%s: cluster URLs come from clusters[].url and clusters[].directUrl (a Secret), never from the ConfigMap" $k) -}}
 {{- end -}}
+{{- end -}}
+{{- include "quire.validateClusters" . -}}
 {{- if and .Values.ingress.enabled (not .Values.ingress.baseDomain) (not .Values.ingress.customDomains) -}}
 {{- fail "ingress.enabled needs ingress.baseDomain (tenants are served on *.<baseDomain>) or ingress.customDomains" -}}
 {{- end -}}
@@ -191,6 +195,93 @@ api auth webhooks{{ if .Values.operator.enabled }} operator{{ end }}
 {{- end -}}
 {{- end -}}
 
+{{/*
+clusters: names as `quire cluster add` takes them (and distinct, and never `default`, the platform
+database), each URL a Secret key, a direct URL with a transaction pooler. values.schema.json says
+the same, but `helm template --skip-schema-validation` and chart-check do not read it.
+*/}}
+{{- define "quire.validateClusters" -}}
+{{- $seen := dict -}}
+{{- range $i, $c := .Values.clusters -}}
+{{- $at := printf "clusters[%d]" $i -}}
+{{- if not (kindIs "map" $c) -}}
+{{- fail (printf "%s must be a map: {name, weight, poolMode, url: {secretKeyRef: {name, key}}, directUrl}" $at) -}}
+{{- end -}}
+{{- $name := toString (default "" $c.name) -}}
+{{- if not (regexMatch "^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$" $name) -}}
+{{- fail (printf "%s.name=%q: a cluster name is lower-case letters, digits and hyphens, starting with a letter, at most 40" $at $name) -}}
+{{- end -}}
+{{- if eq $name "default" -}}
+{{- fail (printf "%s.name=default: `default` is the platform database (DATABASE_URL), which is always a cluster; give the other clusters other names" $at) -}}
+{{- end -}}
+{{- if hasKey $seen $name -}}
+{{- fail (printf "%s.name=%q: clusters[%d] has that name too; each cluster is listed once" $at $name (get $seen $name)) -}}
+{{- end -}}
+{{- $_ := set $seen $name $i -}}
+{{- range $field := list "url" "directUrl" -}}
+{{- $ref := dig $field "secretKeyRef" nil $c -}}
+{{- if or (eq $field "url") (hasKey $c $field) -}}
+{{- if not (and (kindIs "map" $ref) $ref.name $ref.key) -}}
+{{- fail (printf "%s.%s needs secretKeyRef with name and key: the Secret (in the release's namespace) and its key holding the cluster's postgres:// URL" $at $field) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $mode := default "session" $c.poolMode -}}
+{{- if not (has $mode (list "session" "transaction")) -}}
+{{- fail (printf "%s.poolMode=%q: session or transaction" $at $mode) -}}
+{{- end -}}
+{{- if and (eq $mode "transaction") (not $c.directUrl) -}}
+{{- fail (printf "%s (%s): poolMode transaction needs directUrl, a direct connection for LISTEN and advisory locks, which a transaction pooler cannot carry" $at $name) -}}
+{{- end -}}
+{{- if not (kindIs "invalid" $c.weight) -}}
+{{- $weight := $c.weight -}}
+{{- if or (not (or (kindIs "float64" $weight) (kindIs "int" $weight) (kindIs "int64" $weight))) (lt (float64 $weight) 1.0) (gt (float64 $weight) 1000.0) (ne (float64 $weight) (float64 (int $weight))) -}}
+{{- fail (printf "%s.weight=%s: a whole number from 1 to 1000" $at (toJson $weight)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The suffix of a cluster's variables: its name upper-cased, - as _ (tenants-b -> TENANTS_B). */}}
+{{- define "quire.clusterVar" -}}
+{{- . | upper | replace "-" "_" -}}
+{{- end -}}
+
+{{/*
+Each cluster's URL from its Secret, as env entries: QUIRE_CLUSTER_URL_<NAME>, and
+QUIRE_CLUSTER_DIRECT_URL_<NAME> when it has a directUrl. Every Quire process gets them: any of
+them may open a tenant on any cluster (`quire cluster add --url env:...` names the variable).
+*/}}
+{{- define "quire.clusterEnv" -}}
+{{- include "quire.validateClusters" . -}}
+{{- range $c := .Values.clusters }}
+{{- $var := include "quire.clusterVar" $c.name }}
+- name: QUIRE_CLUSTER_URL_{{ $var }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $c.url.secretKeyRef.name | quote }}
+      key: {{ $c.url.secretKeyRef.key | quote }}
+{{- with $c.directUrl }}
+- name: QUIRE_CLUSTER_DIRECT_URL_{{ $var }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secretKeyRef.name | quote }}
+      key: {{ .secretKeyRef.key | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The `quire cluster add` arguments that register (or update) one item of clusters. */}}
+{{- define "quire.clusterAddArgs" -}}
+{{- $var := include "quire.clusterVar" .name -}}
+{{- $weight := ternary 1 .weight (kindIs "invalid" .weight) -}}
+{{- $args := list "cluster" "add" .name "--url" (printf "env:QUIRE_CLUSTER_URL_%s" $var) "--weight" (toString (int $weight)) "--pool-mode" (default "session" .poolMode) -}}
+{{- if .directUrl -}}
+{{- $args = concat $args (list "--direct-url" (printf "env:QUIRE_CLUSTER_DIRECT_URL_%s" $var)) -}}
+{{- end -}}
+{{- toYaml $args -}}
+{{- end -}}
+
 {{/* ---------------------------------------------------------------- shutdown */}}
 
 {{/* "true" when the native preStop sleep is rendered (Kubernetes >= 1.30 and a non-zero sleep). */}}
@@ -239,6 +330,10 @@ QUIRE_APPS: {{ $c.apps | quote }}
 DATABASE_POOL_MODE: {{ $c.databasePoolMode | quote }}
 DB_POOL_SIZE: {{ int $c.dbPoolSize | toString | quote }}
 DB_POOL_IDLE_SECONDS: {{ int $c.dbPoolIdleSeconds | toString | quote }}
+{{- if not (kindIs "invalid" $c.clusterPoolSize) }}
+CLUSTER_POOL_SIZE: {{ int $c.clusterPoolSize | toString | quote }}
+{{- end }}
+CLUSTER_IDLE_SECONDS: {{ int $c.clusterIdleSeconds | toString | quote }}
 DB_STATEMENT_TIMEOUT_MS: {{ int $c.dbStatementTimeoutMs | toString | quote }}
 DB_PREPARED_PER_CONNECTION: {{ int $c.dbPreparedPerConnection | toString | quote }}
 TENANT_SPARES: {{ int $c.tenantSpares | toString | quote }}
@@ -283,15 +378,40 @@ QUIRE_PLANS: {{ include "quire.plansJson" $ | quote }}
 
 {{/*
 The migration Job's name. Hook mode: "<fullname>-migrate". Plain mode: "<fullname>-migrate-<hash>",
-the hash over appVersion, image and the migrations values, so a changed Job spec is a new Job.
+the hash over appVersion, image, the migrations values and the clusters, so a changed Job spec is a new Job.
 */}}
 {{- define "quire.migrateJobName" -}}
 {{- if .Values.migrations.useHelmHooks -}}
 {{- printf "%s-migrate" (include "quire.fullname" . | trunc 55 | trimSuffix "-") -}}
 {{- else -}}
-{{- $hash := printf "%s|%s|%s" .Chart.AppVersion (include "quire.image" .) (toJson .Values.migrations) | sha256sum | trunc 8 -}}
+{{- $spec := printf "%s|%s|%s" .Chart.AppVersion (include "quire.image" .) (toJson .Values.migrations) -}}
+{{- with .Values.clusters -}}
+{{- /* A cluster added or changed is registered by a new Job (left out when none, so names stay as they were). */ -}}
+{{- $spec = printf "%s|%s" $spec (toJson .) -}}
+{{- end -}}
+{{- $hash := $spec | sha256sum | trunc 8 -}}
 {{- printf "%s-migrate-%s" (include "quire.fullname" . | trunc 46 | trimSuffix "-") $hash -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+The migration Job's environment: the settings inline (it may run before the ConfigMap exists), the
+secret ones, the clusters' URLs, extraEnv. Call with (dict "root" $ "secretName" "<name>").
+*/}}
+{{- define "quire.migrateEnv" -}}
+{{- $root := .root -}}
+{{- range $k, $v := fromYaml (include "quire.configData" $root) }}
+- name: {{ $k }}
+  value: {{ $v | toString | quote }}
+{{- end }}
+{{- include "quire.secretEnv" (dict "root" $root "secretName" .secretName) }}
+{{- include "quire.clusterEnv" $root }}
+{{- with $root.Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- with $root.Values.migrations.extraEnv }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
 
 {{/* The name of the Secret the Deployments read. */}}

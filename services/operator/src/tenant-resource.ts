@@ -14,8 +14,10 @@ export const FINALIZER = 'quire.dev/tenant';
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'quire-operator' } as const;
 export const TENANT_LABEL = 'quire.dev/tenant';
 export const FIELD_MANAGER = 'quire-operator';
+/** A cluster name as the CRD's pattern allows it (empty: none given). */
+const CLUSTER_NAME_RE = /^(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)?$/;
 
-export type ConditionType = 'Ready' | 'SchemaReady' | 'DomainsReady' | 'PlanReady';
+export type ConditionType = 'Ready' | 'SchemaReady' | 'DomainsReady' | 'PlanReady' | 'ClusterReady';
 
 /** metav1.Condition. */
 export interface Condition {
@@ -46,6 +48,8 @@ export interface TenantUsageStatus {
 export interface TenantStatus {
   observedGeneration?: number;
   schema?: string;
+  /** The Postgres cluster its schema is on (`default`: the platform database). */
+  cluster?: string;
   hosts?: string[];
   adminSecretName?: string;
   conditions?: Condition[];
@@ -79,6 +83,13 @@ export const tenantSpecSchema = z.object({
   plan: z
     .string()
     .max(63)
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
+  /** The Postgres cluster its schema is created on (`quire tenant create --cluster`); empty or left out: placed by weight. */
+  cluster: z
+    .string()
+    .max(40)
+    .regex(CLUSTER_NAME_RE, { message: 'a cluster name is lower-case letters, digits and hyphens, starting with a letter, at most 40' })
     .optional()
     .transform((v) => (v === '' ? undefined : v)),
 });

@@ -16,7 +16,7 @@ describe('conditions', () => {
     expect(flipped[0]).toMatchObject({ status: 'True', lastTransitionTime: '2026-11-24T10:05:00Z' });
   });
 
-  it('orders Ready, SchemaReady, DomainsReady, PlanReady and derives Ready from the first failing one', () => {
+  it('orders Ready, SchemaReady, DomainsReady, PlanReady, ClusterReady and derives Ready from the first failing one', () => {
     const schema = { type: 'SchemaReady', status: 'True', reason: 'Adopted', message: 'm' } as const;
     const domains = { type: 'DomainsReady', status: 'False', reason: 'DomainConflict', message: 'Already registered: x (tenant y)' } as const;
     const plan = { type: 'PlanReady', status: 'False', reason: 'UnknownPlan', message: 'spec.plan: No plan named "gold"' } as const;
@@ -29,8 +29,11 @@ describe('conditions', () => {
     const domainsOk = { ...domains, status: 'True', reason: 'DomainsRegistered' } as const;
     expect(readyCondition([schema, domainsOk, plan])).toMatchObject({ status: 'False', reason: 'UnknownPlan' });
     expect(readyCondition([schema, domainsOk, { ...plan, status: 'True', reason: 'PlanApplied' }])).toMatchObject({ status: 'True', reason: 'Ready' });
-    const all = withConditions(undefined, [plan, domains, schema, readyCondition([schema, domains, plan])], 1, t0);
-    expect(all.map((c) => c.type)).toEqual(['Ready', 'SchemaReady', 'DomainsReady', 'PlanReady']);
+    const planOk = { ...plan, status: 'True', reason: 'PlanApplied' } as const;
+    const cluster = { type: 'ClusterReady', status: 'False', reason: 'MoveNotAvailable', message: 'quire tenant move is not built yet' } as const;
+    expect(readyCondition([schema, domainsOk, planOk, cluster])).toMatchObject({ status: 'False', reason: 'MoveNotAvailable' });
+    const all = withConditions(undefined, [cluster, plan, domains, schema, readyCondition([schema, domains, plan, cluster])], 1, t0);
+    expect(all.map((c) => c.type)).toEqual(['Ready', 'SchemaReady', 'DomainsReady', 'PlanReady', 'ClusterReady']);
   });
 
   it('sees no change in a status whose keys come in another order', () => {

@@ -18,7 +18,20 @@ import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type TenantResource, type Tenant
 import { isNotFound } from './errors';
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const STATUS_FIELDS = ['observedGeneration', 'schema', 'hosts', 'adminSecretName', 'conditions'] as const satisfies readonly (keyof TenantStatus)[];
+/**
+ * Every status field but usage (merged on its own), each written at every status patch (null when
+ * absent, which removes it). Exhaustive: a field TenantStatus gains must be added here, or it would
+ * never be written.
+ */
+const STATUS_FIELD_SET = {
+  observedGeneration: true,
+  schema: true,
+  cluster: true,
+  hosts: true,
+  adminSecretName: true,
+  conditions: true,
+} as const satisfies Record<Exclude<keyof TenantStatus, 'usage'>, true>;
+const STATUS_FIELDS = Object.keys(STATUS_FIELD_SET) as (keyof typeof STATUS_FIELD_SET)[];
 const USAGE_FIELDS = [
   'plan',
   'requestsToday',

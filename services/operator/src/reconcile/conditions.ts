@@ -23,7 +23,7 @@ export function withConditions(
       ...(generation === undefined ? {} : { observedGeneration: generation }),
     });
   }
-  const order: ConditionType[] = ['Ready', 'SchemaReady', 'DomainsReady', 'PlanReady'];
+  const order: ConditionType[] = ['Ready', 'SchemaReady', 'DomainsReady', 'PlanReady', 'ClusterReady'];
   return [...byType.values()].sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
 }
 

@@ -5,6 +5,7 @@ import { ADMINISTRATOR } from '@quire/permissions';
 import {
   createTenant,
   customDomains,
+  DEFAULT_CLUSTER,
   dropTenant,
   setTenantDomains,
   setTenantStatus,
@@ -24,6 +25,7 @@ import {
   KIND,
   readSpec,
   type Condition,
+  type ConditionType,
   type TenantResource,
   type TenantSpec,
   type TenantStatus,
@@ -61,12 +63,15 @@ interface SchemaState {
   condition: ConditionInput;
   tenant?: Tenant;
   adminSecretName?: string;
+  /** ClusterReady when the tenant could not be created because of its cluster (UnknownCluster, ClusterDraining...). */
+  cluster?: ConditionInput;
 }
 
 /**
  * Brings one Tenant resource and the world in line, idempotently (it runs again after every change,
- * every relist and every resync): finalizer, tenant (created or adopted), CORS origins, suspension,
- * plan, custom domains and their Ingress, the admin Secret, then status with the tenant's usage.
+ * every relist and every resync): finalizer, tenant (created on its cluster, or adopted), CORS
+ * origins, suspension, plan, custom domains and their Ingress, the admin Secret, its cluster, then
+ * status with the tenant's usage.
  * Deletion runs the finalizer's cleanup.
  */
 export class TenantReconciler {
@@ -88,7 +93,7 @@ export class TenantReconciler {
     const { spec } = read;
     const schema = await this.ensureTenant(current, spec);
     if (!schema.tenant) {
-      await this.writeStatus(current, schema, waitingForTenant());
+      await this.writeStatus(current, schema, waitingForTenant(schema.cluster));
       return 'invalid';
     }
     await this.ensureCorsOrigins(current, schema.tenant, spec);
@@ -96,7 +101,8 @@ export class TenantReconciler {
     const plan = await this.ensurePlan(current, schema.tenant, spec);
     const domains = await this.ensureDomains(current, schema.tenant, spec);
     const tenant = this.deps.platform.tenants.get(name) ?? schema.tenant;
-    const parts = [domains, plan];
+    const cluster = await this.ensureCluster(current, tenant, spec);
+    const parts = [domains, plan, cluster];
     await this.writeStatus(current, { ...schema, tenant }, parts, await this.deps.usage.statusOf(tenant));
     return parts.every((c) => c.status === 'True') ? 'done' : 'invalid';
   }
@@ -190,6 +196,11 @@ export class TenantReconciler {
    */
   private async createTenant(resource: TenantResource, spec: TenantSpec): Promise<{ created: boolean } | SchemaState> {
     const name = resource.metadata?.name ?? '';
+    // Nothing is made (not even the Secret) for a tenant that cannot go where spec.cluster says.
+    if (spec.cluster !== undefined) {
+      const problem = await this.clusterProblem(spec.cluster);
+      if (problem) return this.notPlaced(resource, name, problem);
+    }
     const secretName = adminSecretNameOf(name);
     let secret = await this.deps.api.readSecret(secretName);
     if (secret && !isOperatorSecret(secret)) {
@@ -208,18 +219,29 @@ export class TenantReconciler {
       }
     }
     try {
-      const created = await createTenant(this.deps.platform, { name, adminEmail: spec.adminEmail, adminCredentials: credentials });
+      const created = await createTenant(this.deps.platform, { name, adminEmail: spec.adminEmail, adminCredentials: credentials, cluster: spec.cluster });
       this.deps.events.normal(
         resource,
         'Created',
         'Provision',
-        `Created tenant ${name} (schema ${created.schema}); its Administrator key is in Secret ${secretName}`,
+        `Created tenant ${name} (schema ${created.schema}) on cluster ${created.cluster}; its Administrator key is in Secret ${secretName}`,
       );
       return { created: true };
     } catch (err) {
       if (err instanceof DuplicateEntryError) {
         await this.deps.platform.tenants.refreshOne(name);
         return { created: false }; // made meanwhile (by the CLI?): adopted below
+      }
+      // The registry changed since it was checked above: the cluster was removed or drained meanwhile,
+      // or (placed by weight) every cluster is draining.
+      if (spec.cluster !== undefined && err instanceof DoesNotExistError) {
+        return this.notPlaced(resource, name, { reason: 'UnknownCluster', message: `spec.cluster: ${(err as Error).message}` });
+      }
+      if (err instanceof ValidationError && err.title === 'Cluster Draining') {
+        return this.notPlaced(resource, name, { reason: 'ClusterDraining', message: `spec.cluster: ${err.message}` });
+      }
+      if (err instanceof ValidationError && err.title === 'No Cluster Available') {
+        return this.notPlaced(resource, name, { reason: 'NoClusterAvailable', message: err.message });
       }
       if (err instanceof ValidationError) return failed('InvalidSpec', (err as Error).message);
       throw err;
@@ -311,6 +333,67 @@ export class TenantReconciler {
     return { type: 'PlanReady', status: 'True', reason: 'PlanApplied', message: `On ${describePlan(spec.plan, platform.limitsOf(current).plan)}` };
   }
 
+  // ---- the cluster ----
+
+  /**
+   * `spec.cluster` against where the tenant is (`status.cluster`). Its cluster is chosen once, when it
+   * is created; a tenant that is on another cluster stays there: ClusterReady=False says why, until
+   * the spec is changed back (moves between clusters, `quire tenant move`, are not built yet).
+   */
+  private async ensureCluster(resource: TenantResource, tenant: Tenant, spec: TenantSpec): Promise<ConditionInput> {
+    const { events } = this.deps;
+    const wanted = spec.cluster;
+    if (wanted === undefined || wanted === tenant.cluster) {
+      const message = wanted === undefined ? `On cluster ${tenant.cluster}` : `On cluster ${tenant.cluster}, as spec.cluster asks`;
+      return { type: 'ClusterReady', status: 'True', reason: 'OnCluster', message };
+    }
+    const unknown = await this.clusterProblem(wanted);
+    if (unknown?.reason === 'UnknownCluster') {
+      const message = `${unknown.message}. Tenant ${tenant.name} stays on cluster ${tenant.cluster}`;
+      events.warning(resource, 'UnknownCluster', 'Place', message);
+      return { type: 'ClusterReady', status: 'False', reason: 'UnknownCluster', message };
+    }
+    const message =
+      `spec.cluster is ${wanted}, but tenant ${tenant.name} is on cluster ${tenant.cluster}, and moving a tenant between clusters ` +
+      `(quire tenant move) is not built yet: it stays on ${tenant.cluster}. Set spec.cluster to ${tenant.cluster}, or remove it, to clear this`;
+    events.warning(resource, 'MoveNotAvailable', 'Place', message);
+    return { type: 'ClusterReady', status: 'False', reason: 'MoveNotAvailable', message };
+  }
+
+  /**
+   * Why a new tenant cannot be created on cluster `name`: not registered (the registry is read again
+   * first: the cluster may have been added since), or draining. Undefined when it can.
+   */
+  private async clusterProblem(name: string): Promise<{ reason: 'UnknownCluster' | 'ClusterDraining'; message: string } | undefined> {
+    if (name === DEFAULT_CLUSTER) return this.drainingProblem(name);
+    const { clusters } = this.deps.platform;
+    if (clusters.get(name) === undefined) await clusters.refresh();
+    if (clusters.get(name) === undefined) {
+      const known = [
+        DEFAULT_CLUSTER,
+        ...clusters
+          .list()
+          .map((c) => c.name)
+          .filter((c) => c !== DEFAULT_CLUSTER)
+          .sort(),
+      ];
+      return { reason: 'UnknownCluster', message: `spec.cluster: no cluster named "${name}": the clusters are ${known.join(', ')} (quire cluster list)` };
+    }
+    return this.drainingProblem(name);
+  }
+
+  private drainingProblem(name: string): { reason: 'ClusterDraining'; message: string } | undefined {
+    if (this.deps.platform.clusters.get(name)?.state !== 'draining') return undefined;
+    return { reason: 'ClusterDraining', message: `spec.cluster: cluster ${name} is draining: no new tenant goes there (quire cluster undrain ${name})` };
+  }
+
+  /** A tenant not created because of its cluster: SchemaReady and ClusterReady False with the same reason, and a Warning. */
+  private notPlaced(resource: TenantResource, name: string, problem: { reason: string; message: string }): SchemaState {
+    const message = `${problem.message}. Tenant ${name} is not created`;
+    this.deps.events.warning(resource, problem.reason, 'Place', message);
+    return { ...failed(problem.reason, message), cluster: { type: 'ClusterReady', status: 'False', reason: problem.reason, message } };
+  }
+
   private async ensureDomains(resource: TenantResource, tenant: Tenant, spec: TenantSpec): Promise<ConditionInput> {
     const { platform, events } = this.deps;
     let problem: ConditionInput | undefined;
@@ -362,7 +445,7 @@ export class TenantReconciler {
     const all = [schema.condition, ...parts];
     const next: TenantStatus = {
       ...(generation === undefined ? {} : { observedGeneration: generation }),
-      ...(schema.tenant ? { schema: schema.tenant.schema, hosts: platform.tenants.hostsOf(schema.tenant) } : {}),
+      ...(schema.tenant ? { schema: schema.tenant.schema, cluster: schema.tenant.cluster, hosts: platform.tenants.hostsOf(schema.tenant) } : {}),
       ...(schema.adminSecretName ? { adminSecretName: schema.adminSecretName } : {}),
       conditions: withConditions(current.conditions, [readyCondition(all), ...all], generation, new Date()),
       ...(usage ? { usage } : {}),
@@ -387,9 +470,13 @@ function failed(reason: string, message: string): SchemaState {
   return { condition: { type: 'SchemaReady', status: 'False', reason, message } };
 }
 
-/** DomainsReady and PlanReady while there is no tenant to register domains with or give a plan. */
-function waitingForTenant(): ConditionInput[] {
-  return (['DomainsReady', 'PlanReady'] as const).map((type) => ({ type, status: 'Unknown', reason: 'SchemaNotReady', message: 'Waits for the tenant' }));
+/**
+ * DomainsReady, PlanReady and ClusterReady while there is no tenant to register domains with, give a
+ * plan or place: `cluster` when its cluster is why there is none.
+ */
+function waitingForTenant(cluster?: ConditionInput): ConditionInput[] {
+  const waiting = (type: ConditionType): ConditionInput => ({ type, status: 'Unknown', reason: 'SchemaNotReady', message: 'Waits for the tenant' });
+  return [waiting('DomainsReady'), waiting('PlanReady'), cluster ?? waiting('ClusterReady')];
 }
 
 /** Why `name` is not one of QUIRE_PLANS' plans; undefined when it is. */
