@@ -57,7 +57,8 @@ export async function oauthClientCreate(rt: Runtime, o: OAuthClientCreateOptions
 export async function oauthRotateKeys(rt: Runtime, tenantName: string): Promise<CommandResult> {
   const tenant = tenantOf(rt, tenantName);
   const { accessTokenTtl } = rt.config.auth;
-  const { kid, dropped } = await rt.db.transaction(async (tx) => {
+  // On the tenant's cluster: its keys table, and the NOTIFY every process using that cluster hears.
+  const { kid, dropped } = await rt.platform.dbOf(tenant).transaction(async (tx) => {
     const kid = await createSigningKey(tx, tenant.schema, rt.platform.secrets);
     // A retired key is kept while tokens it signed can still be presented (their lifetime, plus clock skew).
     const dropped = await dropExpiredKeys(tx, tenant.schema, accessTokenTtl + 300);

@@ -158,7 +158,7 @@ export async function tenantUsage(rt: Runtime, names: readonly string[], measure
   for (const n of names) if (!rt.platform.tenants.get(n)) throw new UsageError(`No tenant named ${n}`);
   if (measure) {
     const chosen = names.length ? names.map((n) => rt.platform.tenants.get(n)).filter((t) => t !== undefined) : rt.platform.tenants.list();
-    await measureTenants(rt.platform.db, chosen);
+    await measureTenants(rt.platform.db, chosen, rt.platform.clusters);
   }
   const usage = await readUsage(rt.platform.db, names);
   const tenants = usage.map((u) => {

@@ -36,7 +36,7 @@ export async function userCreate(rt: Runtime, o: UserCreateOptions): Promise<Com
 export async function keysGenerate(rt: Runtime, tenantName: string, user: string): Promise<CommandResult> {
   const tenant = tenantOf(rt, tenantName);
   const ctx = await rt.platform.context(tenant, ADMIN);
-  const keys = await rt.db.transaction((tx) => generateKeys(tx, ctx, user, ADMINISTRATOR));
+  const keys = await rt.platform.dbOf(tenant).transaction((tx) => generateKeys(tx, ctx, user, ADMINISTRATOR));
   const text = [`API key: ${keys.api_key}`, `API secret: ${keys.api_secret}   (shown once; only its hash is stored)`];
   // The demo's Administrator: the credentials file `npm start` prints its curl line from follows.
   const demo = isDemoAdministrator(rt, tenant.name, user) ? readDemoCredentials(rt) : undefined;

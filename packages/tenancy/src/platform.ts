@@ -158,7 +158,7 @@ export class Platform {
     if (this.metering) return;
     this.metering = true;
     this.usage.start(options.flushMs);
-    this.sampler = new UsageSampler(this.db, options.measureMs, onError);
+    this.sampler = new UsageSampler(this.db, this.clusters, options.measureMs, onError);
     this.sampler.start();
     void this.sampler.runOnce();
   }

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '@quire/db';
 import { ident } from '@quire/db';
+import { DEFAULT_CLUSTER, type Clusters } from './clusters';
 
 /**
  * Usage metering, per tenant: what its requests cost (count, request time, time waiting on
@@ -146,8 +147,18 @@ export class UsageMeter {
   }
 }
 
-/** Tenants claimed and measured at a time: their sizes come from one catalog query (a scan of pg_class). */
+/** Tenants claimed and measured at a time: their sizes come from one catalog query per cluster (a scan of its pg_class). */
 const MEASURE_BATCH = 200;
+
+/** A tenant to measure: where its schema is (its cluster; `default`, the platform database, when not said). */
+export interface TenantToMeasure {
+  name: string;
+  schema: string;
+  cluster?: string | undefined;
+}
+
+/** The clusters' databases tenants are measured on (the platform's Clusters). */
+export type ClusterDatabases = Pick<Clusters, 'database' | 'ensureKnown'>;
 
 /**
  * Claims up to `limit` tenants to measure: those never measured, and those measured over `maxAgeMs`
@@ -155,10 +166,10 @@ const MEASURE_BATCH = 200;
  * Every process may call it: a tenant claimed by one (its measured_at moved to now) is not due for
  * the others, so the work is shared without a leader.
  */
-async function claimDue(db: Queryable, maxAgeMs: number, limit: number): Promise<Array<{ name: string; schema: string }>> {
-  const { rows } = await db.query<{ name: string; schema: string }>(
+async function claimDue(db: Queryable, maxAgeMs: number, limit: number): Promise<TenantToMeasure[]> {
+  const { rows } = await db.query<{ name: string; schema: string; cluster: string }>(
     `WITH due AS (
-       SELECT t."name", t."schema" FROM quire.tenants t LEFT JOIN quire.tenant_usage u ON u."tenant" = t."name"
+       SELECT t."name", t."schema", t."cluster" FROM quire.tenants t LEFT JOIN quire.tenant_usage u ON u."tenant" = t."name"
        WHERE u."tenant" IS NULL
           OR (u."measured_at" < now() - make_interval(secs => $1::float8 / 1000)
               AND EXISTS (SELECT 1 FROM quire.tenant_usage_daily d
@@ -170,7 +181,7 @@ async function claimDue(db: Queryable, maxAgeMs: number, limit: number): Promise
        WHERE u."measured_at" < now() - make_interval(secs => $1::float8 / 1000)
        RETURNING u."tenant"
      )
-     SELECT due."name", due."schema" FROM due JOIN claimed ON claimed."tenant" = due."name"`,
+     SELECT due."name", due."schema", due."cluster" FROM due JOIN claimed ON claimed."tenant" = due."name"`,
     [maxAgeMs, limit],
   );
   return rows;
@@ -213,32 +224,65 @@ export async function countTenantHoldings(db: Queryable, schema: string): Promis
   return { fileBytes: Number(row?.file_bytes ?? 0), users: Number(row?.users ?? 0) };
 }
 
-/** Measures `tenants` now and records it; returns what was measured by tenant name. */
-export async function measureTenants(db: Queryable, tenants: ReadonlyArray<{ name: string; schema: string }>): Promise<Map<string, TenantMeasure>> {
+/**
+ * Measures `tenants` now and records it in the platform database `db` (quire.tenant_usage); returns
+ * what was measured by tenant name. Each tenant is measured on its cluster's database (`clusters`;
+ * without them, every tenant must be on the platform database): a batch's sizes in one catalog
+ * query per cluster. A cluster that cannot be reached leaves its tenants unmeasured; the others are
+ * measured, then its error is thrown.
+ */
+export async function measureTenants(db: Queryable, tenants: readonly TenantToMeasure[], clusters?: ClusterDatabases): Promise<Map<string, TenantMeasure>> {
   const out = new Map<string, TenantMeasure>();
+  const clusterOf = (t: TenantToMeasure) => t.cluster ?? DEFAULT_CLUSTER;
+  // A cluster registered since this process last read the registry is read first.
+  await clusters?.ensureKnown(new Set(tenants.map(clusterOf)));
+  const failures: unknown[] = [];
   for (let i = 0; i < tenants.length; i += MEASURE_BATCH) {
-    const batch = tenants.slice(i, i + MEASURE_BATCH);
-    const sizes = await schemaSizes(
-      db,
-      batch.map((t) => t.schema),
-    );
-    for (const t of batch) {
-      // A schema gone meanwhile (a tenant dropped or moved) is not measured.
-      const databaseBytes = sizes.get(t.schema);
-      if (databaseBytes === undefined) continue;
-      const holdings = await countTenantHoldings(db, t.schema).catch(() => undefined);
-      if (!holdings) continue;
-      const { rows } = await db.query<{ measured_at: string }>(
-        `INSERT INTO quire.tenant_usage ("tenant", "database_bytes", "file_bytes", "users", "measured_at")
-         SELECT $1, $2, $3, $4, now() WHERE EXISTS (SELECT 1 FROM quire.tenants WHERE "name" = $1)
-         ON CONFLICT ("tenant") DO UPDATE SET "database_bytes" = $2, "file_bytes" = $3, "users" = $4, "measured_at" = now()
-         RETURNING "measured_at"::text`,
-        [t.name, databaseBytes, holdings.fileBytes, holdings.users],
-      );
-      if (rows[0]) out.set(t.name, { databaseBytes, ...holdings, measuredAt: rows[0].measured_at });
+    const byCluster = new Map<string, TenantToMeasure[]>();
+    for (const t of tenants.slice(i, i + MEASURE_BATCH)) {
+      const onCluster = byCluster.get(clusterOf(t));
+      if (onCluster) onCluster.push(t);
+      else byCluster.set(clusterOf(t), [t]);
+    }
+    for (const [cluster, batch] of byCluster) {
+      try {
+        await measureOnCluster(db, clusterDatabase(db, cluster, clusters), batch, out);
+      } catch (err) {
+        failures.push(err);
+      }
     }
   }
+  if (failures.length) throw failures.length === 1 ? failures[0] : new AggregateError(failures, 'measuring tenants failed on several clusters');
   return out;
+}
+
+function clusterDatabase(platformDb: Queryable, cluster: string, clusters: ClusterDatabases | undefined): Queryable {
+  if (clusters) return clusters.database(cluster);
+  if (cluster === DEFAULT_CLUSTER) return platformDb;
+  throw new Error(`tenants on cluster ${cluster} are measured with the platform's clusters`);
+}
+
+/** Measures tenants of one cluster (`tenantDb`) and records what was measured in the platform database. */
+async function measureOnCluster(platformDb: Queryable, tenantDb: Queryable, batch: readonly TenantToMeasure[], out: Map<string, TenantMeasure>): Promise<void> {
+  const sizes = await schemaSizes(
+    tenantDb,
+    batch.map((t) => t.schema),
+  );
+  for (const t of batch) {
+    // A schema gone meanwhile (a tenant dropped or moved) is not measured.
+    const databaseBytes = sizes.get(t.schema);
+    if (databaseBytes === undefined) continue;
+    const holdings = await countTenantHoldings(tenantDb, t.schema).catch(() => undefined);
+    if (!holdings) continue;
+    const { rows } = await platformDb.query<{ measured_at: string }>(
+      `INSERT INTO quire.tenant_usage ("tenant", "database_bytes", "file_bytes", "users", "measured_at")
+       SELECT $1, $2, $3, $4, now() WHERE EXISTS (SELECT 1 FROM quire.tenants WHERE "name" = $1)
+       ON CONFLICT ("tenant") DO UPDATE SET "database_bytes" = $2, "file_bytes" = $3, "users" = $4, "measured_at" = now()
+       RETURNING "measured_at"::text`,
+      [t.name, databaseBytes, holdings.fileBytes, holdings.users],
+    );
+    if (rows[0]) out.set(t.name, { databaseBytes, ...holdings, measuredAt: rows[0].measured_at });
+  }
 }
 
 /**
@@ -251,7 +295,10 @@ export class UsageSampler {
   private running: Promise<void> | undefined;
 
   constructor(
+    /** The platform database: which tenants are due, and what was measured. */
     private readonly db: Database,
+    /** Where each tenant's schema is measured. */
+    private readonly clusters: ClusterDatabases,
     private readonly everyMs: number,
     private readonly onError: (err: unknown) => void,
   ) {}
@@ -267,7 +314,7 @@ export class UsageSampler {
         for (;;) {
           const due = await claimDue(this.db, this.everyMs, MEASURE_BATCH);
           if (due.length === 0) return;
-          await measureTenants(this.db, due);
+          await measureTenants(this.db, due, this.clusters);
           if (due.length < MEASURE_BATCH) return;
         }
       } catch (err) {

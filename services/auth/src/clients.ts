@@ -12,6 +12,6 @@ export async function authenticateClient(store: TenantStore, credentials: { id?:
   const row = await readClient(store, id);
   if (!row) return undefined;
   if (row.client_type === 'Public') return id;
-  const hash = await readSecretHash(store.db, store.schema, 'OAuth Client', id, 'client_secret');
+  const hash = await readSecretHash(store.db(), store.schema, 'OAuth Client', id, 'client_secret');
   return hash && secret && verifyApiSecret(secret, hash) ? id : undefined;
 }

@@ -45,13 +45,13 @@ export interface ProviderDeps {
 export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: string): Promise<Provider> {
   const { platform, config } = deps;
   const store = tenantStore(platform, tenant);
-  const keys = await privateKeys(platform.db, tenant.schema, platform.secrets);
+  const keys = await privateKeys(store.db(), tenant.schema, platform.secrets);
   const audience = tenantAudience(tenant.name);
 
   const configuration: Configuration = {
     adapter: adapterFor(store),
     jwks: { keys },
-    findAccount: (_ctx, id) => findAccount(platform.db, tenant.schema, id),
+    findAccount: (_ctx, id) => findAccount(store.db(), tenant.schema, id),
     clientBasedCORS: () => true,
     conformIdTokenClaims: true,
     scopes: [...OIDC_SCOPES],
@@ -167,12 +167,13 @@ export async function buildProvider(deps: ProviderDeps, tenant: Tenant, origin: 
   // A revoked grant (logout, refresh-token revocation, a reused refresh token) stops its JWT access
   // tokens on every API process: a revocation record, announced in the same transaction.
   provider.on('grant.revoked', (_ctx: KoaContextWithOIDC, grantId: string) => {
-    platform.db
-      .transaction(async (tx) => {
+    // Async from the start: finding the tenant's cluster may throw too (one no longer registered).
+    const revoke = async () =>
+      store.db().transaction(async (tx) => {
         await recordRevocation(tx, tenant.schema, 'grant', grantId, config.accessTokenTtl + 60);
         await platform.changes.tokenRevoked(tx, tenant, 'grant', grantId);
-      })
-      .catch(deps.onError);
+      });
+    revoke().catch(deps.onError);
   });
   return provider;
 }

@@ -5,6 +5,7 @@ import type { Platform } from '@quire/tenancy';
 import express, { type Router } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
+import { tenantStore } from './adapter';
 import { createAuthRouter } from './app';
 import type { AuthContext } from './context';
 import { ProviderRegistry } from './registry';
@@ -35,8 +36,12 @@ const PURGE_INTERVAL_MS = 10 * 60_000;
 async function purgeExpired(platform: Platform, tenants: string[], logger: Logger): Promise<void> {
   for (const name of tenants) {
     const tenant = platform.tenants.get(name);
-    if (tenant)
-      await purgeExpiredModels(platform.db, tenant.schema).catch((e: unknown) => logger.warn({ err: e, tenant: name }, 'could not purge expired OAuth models'));
+    if (!tenant) continue;
+    try {
+      await purgeExpiredModels(tenantStore(platform, tenant).db(), tenant.schema);
+    } catch (e) {
+      logger.warn({ err: e, tenant: name }, 'could not purge expired OAuth models');
+    }
   }
 }
 
@@ -58,7 +63,7 @@ export function createAuthMount(platform: Platform, config: AuthConfig, logger: 
     let total = 0;
     for (const name of providers.tenants()) {
       const tenant = platform.tenants.get(name);
-      if (tenant) total += await activeGrantCount(platform.db, tenant.schema);
+      if (tenant) total += await activeGrantCount(tenantStore(platform, tenant).db(), tenant.schema);
     }
     return total;
   });

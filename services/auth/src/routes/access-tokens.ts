@@ -36,7 +36,8 @@ export async function revokeAccessToken(ctx: AuthContext, req: Request, res: Res
   const claims = await readAccessToken(ctx.platform, tenant, token, req.hostname);
   if (claims && claims.clientId === client) {
     const ttl = Math.max(1, claims.expiresAt - Math.floor(Date.now() / 1000)) + 60;
-    await ctx.platform.db.transaction(async (tx) => {
+    const db = tenantStore(ctx.platform, tenant).db();
+    await db.transaction(async (tx) => {
       await recordRevocation(tx, tenant.schema, 'token', claims.jti, ttl);
       await ctx.platform.changes.tokenRevoked(tx, tenant, 'token', claims.jti);
     });
@@ -82,7 +83,7 @@ export async function userinfo(ctx: AuthContext, req: Request, res: Response): P
   const auth = req.headers.authorization ?? '';
   const token = /^bearer /i.test(auth) ? auth.slice(7).trim() : '';
   const claims = token ? await readAccessToken(ctx.platform, tenant, token, req.hostname) : undefined;
-  const account = claims?.scopes.has('openid') ? await findAccount(ctx.platform.db, tenant.schema, claims.user) : undefined;
+  const account = claims?.scopes.has('openid') ? await findAccount(tenantStore(ctx.platform, tenant).db(), tenant.schema, claims.user) : undefined;
   if (!claims || !account) {
     ctx.metrics.refused('invalid_token');
     res

@@ -1,6 +1,7 @@
 import { endSession } from '@quire/auth';
 import { requestCookies } from '@quire/http';
 import type { RequestHandler } from 'express';
+import { tenantStore } from '../adapter';
 import type { AuthContext } from '../context';
 import { formOf } from '../http/request';
 
@@ -15,7 +16,9 @@ export function endSiteSessionOnSignOut({ platform, logger }: AuthContext): Requ
     if (formOf(req).logout === 'yes' && sid && sid !== 'Guest') {
       res.once('finish', () => {
         if (res.statusCode < 300 || res.statusCode >= 400) return; // refused: its xsrf check failed
-        endSession(platform.db, tenant, platform.changes, sid).catch((e: unknown) => logger.warn({ err: e }, 'could not end the site session at sign-out'));
+        // Async from the start: finding the tenant's cluster may throw too, and nothing here may.
+        const end = async () => endSession(tenantStore(platform, tenant).db(), tenant, platform.changes, sid);
+        end().catch((e: unknown) => logger.warn({ err: e }, 'could not end the site session at sign-out'));
       });
     }
     next();

@@ -42,7 +42,7 @@ function page(req: Request, res: Response, status: number, html: string): void {
 /** Frappe's validate_client_id: the user needs one of the client's allowed roles. */
 async function rolesAllow(store: TenantStore, clientId: string, user: string): Promise<boolean> {
   if (user === 'Administrator') return true;
-  const [principal, allowed] = await Promise.all([loadPrincipal(store.db, store.schema, user), clientRoles(store, clientId)]);
+  const [principal, allowed] = await Promise.all([loadPrincipal(store.db(), store.schema, user), clientRoles(store, clientId)]);
   return principal !== undefined && allowed.some((r) => principal.roles.has(r));
 }
 
@@ -133,7 +133,7 @@ export function interactionRouter(ctx: AuthContext): Router {
     const body = formOf(req);
     let user;
     try {
-      user = await authenticatePassword(platform.db, tenant, { usr: body.usr, pwd: body.pwd, ip: req.ip ?? '127.0.0.1' });
+      user = await authenticatePassword(store.db(), tenant, { usr: body.usr, pwd: body.pwd, ip: req.ip ?? '127.0.0.1' });
     } catch (e) {
       if (!(e instanceof FrappeError)) throw e;
       metrics.refused(e.httpStatus === 429 ? 'login_throttled' : 'login_failed');
@@ -157,8 +157,8 @@ export function interactionRouter(ctx: AuthContext): Router {
       return;
     }
     // The same session /api/method/login opens, so the user stays signed in to the site.
-    await recordLogin(platform.db, { meta: await platform.metas.get(tenant) }, user.user, req.ip ?? '127.0.0.1');
-    const session = await createSession(platform.db, tenant, user.user, {
+    await recordLogin(store.db(), { meta: await store.meta() }, user.user, req.ip ?? '127.0.0.1');
+    const session = await createSession(store.db(), tenant, user.user, {
       ip: req.ip ?? '127.0.0.1',
       device: 'desktop',
       expirySeconds: platform.sessionExpirySeconds,
