@@ -266,7 +266,7 @@ function wakeQueueOnCommit(platform: Platform, config: RuntimeConfig, prefix: st
   const redisUrl = config.webhooks.redisUrl;
   if (!redisUrl) return async () => {};
   let producer: QueueProducer | undefined;
-  const unsubscribe = platform.changes.onWebhookEvents((_tenant, ids) => (producer ??= new QueueProducer({ redisUrl, prefix })).notify(ids));
+  const unsubscribe = platform.changes.onWebhookEvents((tenant, ids) => (producer ??= new QueueProducer({ redisUrl, prefix })).notify(ids, tenant));
   return async () => {
     unsubscribe();
     await producer?.close();

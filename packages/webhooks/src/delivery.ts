@@ -21,8 +21,34 @@ export interface DeliveryObserver {
   attempted(report: { outcome: Outcome; durationMs: number; attempt: number; lagMs: number | undefined }): void;
 }
 
-export interface DeliveryDeps {
+/**
+ * One Postgres cluster's outbox: its tenants' events are written to `quire.webhook_events` there,
+ * in the same transaction as their changes, and are claimed, delivered and recorded there.
+ */
+export interface Outbox {
+  /** The cluster's name (`default`: the platform's own database). */
+  cluster: string;
+  /** Its database as open now. */
   db: Database;
+}
+
+/** The name of the outbox `DeliveryDeps.db` is: the platform database, the cluster `default` (tenancy's DEFAULT_CLUSTER). */
+export const PLATFORM_OUTBOX = 'default';
+
+export interface DeliveryDeps {
+  /** The platform database: the `default` cluster's outbox (the only one drained without `outboxes`). */
+  db: Database;
+  /**
+   * Every cluster's outbox as registered now, `default` among them: asked at each sweep (clusters
+   * are added at run time). One that cannot be opened is left out by the caller; one no longer
+   * listed is drained no more. Without it only `db` is drained.
+   */
+  outboxes?: () => Promise<readonly Outbox[]>;
+  /**
+   * The outbox a tenant's events are written to (its cluster's), or undefined when this process does
+   * not know the tenant (then every outbox is looked at). On the path of every wake-up: no query.
+   */
+  outboxOf?: (tenant: string) => Outbox | undefined;
   /** An Administrator context of a tenant, or undefined when the tenant is gone. */
   contextFor(tenant: string): Promise<DocContext | undefined>;
   allow: readonly Cidr[];

@@ -1,23 +1,31 @@
+import type { Database } from '@quire/db';
 import type { DocContext } from '@quire/documents';
 import { nowDatetime } from '@quire/meta';
-import { attemptDelivery, type Attempted, type DeliveryDeps } from './delivery';
+import { attemptDelivery, PLATFORM_OUTBOX, type Attempted, type DeliveryDeps, type Outbox } from './delivery';
 import { claimDue, releaseClaims, type ClaimedEvent } from './events';
 import { recordBatch, requestLogRow, REQUEST_LOG, type TenantBookkeeping } from './request-log';
 import { WebhookStates } from './webhook-state';
 
 /**
- * Delivery of the outbox in batches, the same for the Redis worker and the in-process runner:
+ * Delivery of the outboxes in batches, the same for the Redis worker and the in-process runner.
+ * Each Postgres cluster has its own outbox (its tenants' events commit with their changes there),
+ * drained as a lane of its own: claimed from, and recorded to, on that cluster only.
  *
- * - claim: one statement takes due events (oldest first, SKIP LOCKED, a lease each) for the free
- *   delivery slots and as many again to wait beside them, so that a freed slot starts its next
- *   request at once; when woken — a commit's wake-up, a retry falling due, the periodic sweep — and
- *   again while claims come back full. Claims are at least `claimGapMs` apart, so wake-ups at a high
- *   rate share one claim. An event that waited past half its lease margin is given back unattempted.
+ * - claim: one statement per cluster takes due events (oldest first, SKIP LOCKED, a lease each) for
+ *   the free delivery slots and as many again to wait beside them, so that a freed slot starts its
+ *   next request at once; when woken — a commit's wake-up (its tenant's cluster only, when known), a
+ *   retry falling due, the periodic sweep (every cluster) — and again while claims come back full.
+ *   A cluster's claims are at least `claimGapMs` apart, so wake-ups at a high rate share one claim.
+ *   An event that waited past half its lease margin is given back unattempted.
+ * - fairness between clusters: the room for claims is shared among the clusters that have something
+ *   due, the one with the fewest events in this process first; claimed events take free slots one
+ *   cluster after the other; claims, writes and failures of one cluster never wait for another's (a
+ *   cluster that cannot be reached is tried again after a pause that doubles up to 30 s).
  * - deliver: up to `concurrency` requests in flight (keep-alive connections, the address guard),
  *   the webhook's state and secret from a short-lived cache.
  * - record: finished attempts wait at most `flushDelayMs` (or until `flushSize` are waiting) and are
- *   written together in one statement: each tenant's Webhook Request Log rows, the events' new
- *   states, the webhooks a 410 disabled.
+ *   written together in one statement per cluster: each tenant's Webhook Request Log rows, the
+ *   events' new states, the webhooks a 410 disabled.
  *
  * Postgres stays the source of truth: an event is leased while this process works on it, and its
  * new state is written only under that lease. A process that dies mid-batch leaves its events
@@ -29,9 +37,9 @@ import { WebhookStates } from './webhook-state';
 export interface DispatcherOptions {
   /** Delivery requests in flight at most. */
   concurrency: number;
-  /** How often the outbox is looked at without a wake-up (expired leases, other processes' retries, lost wake-ups). */
+  /** How often the outboxes are looked at without a wake-up (expired leases, other processes' retries, lost wake-ups, new clusters). */
   sweepIntervalMs: number;
-  /** Least time between two claims (default 10 ms). */
+  /** Least time between two claims on one cluster (default 10 ms). */
   claimGapMs?: number;
   /** Longest a finished attempt waits for its bookkeeping write (default 20 ms)… */
   flushDelayMs?: number;
@@ -39,7 +47,8 @@ export interface DispatcherOptions {
   flushSize?: number;
   /** How long a webhook's enabled flag and secret are reused (default 1 s). */
   stateTtlMs?: number;
-  onError?: (e: unknown) => void;
+  /** A problem (a cluster's when `cluster` is given); delivery goes on. */
+  onError?: (e: unknown, cluster?: string) => void;
 }
 
 /** Retries due within this are woken by a timer of the process that scheduled them; later ones by any process's sweep. */
@@ -48,34 +57,94 @@ const LOCAL_RETRY_MS = 60_000;
 const RETRY_SLOT_MS = 100;
 /** A batch whose write failed is written again (per tenant) after this. */
 const RECORD_RETRY_MS = 100;
-/** After a failed claim, the next waits this long (a database outage must not spin). */
+/** After a failed claim, the next on that cluster waits this long, doubled at each failure in a row up to the most (an outage must not spin). */
 const CLAIM_ERROR_PAUSE_MS = 1000;
+const MAX_CLAIM_ERROR_PAUSE_MS = 30_000;
+/** How long a claim not answered yet holds its room (a claim takes milliseconds). */
+const CLAIM_RESERVATION_MS = 5000;
+
+interface Claimed {
+  e: ClaimedEvent;
+  /** performance.now() when it was claimed. */
+  at: number;
+}
+
+/** One cluster's outbox as this dispatcher drains it. */
+interface Lane {
+  readonly cluster: string;
+  /** Its database as last told (a pool closed while idle is replaced by the next sweep's). */
+  db: Database;
+  /** Something may be due there: a wake-up came, or the last claim was full. */
+  dirty: boolean;
+  /** The limit of its claim in flight (0: none): room the claim may fill. */
+  claiming: number;
+  /** performance.now() before which no claim starts there (the claim gap, or the pause after failures). */
+  notBefore: number;
+  /** Claims that failed in a row. */
+  failures: number;
+  /** performance.now() of its last claim (ties between lanes as loaded: the longest waiting first). */
+  lastClaim: number;
+  /** Claimed events waiting for a free slot. */
+  ready: Claimed[];
+  /** Claimed here and whose outcome is not written yet (ready, sending or waiting for the write). */
+  unrecorded: number;
+  /** Finished attempts waiting for their write. */
+  buffer: Attempted[];
+  bufferedSince: number;
+  flushTimer: NodeJS.Timeout | undefined;
+  flushing: boolean;
+  /** No longer registered: not claimed from, and dropped once nothing of it is in this process. */
+  retired: boolean;
+}
+
+function newLane(o: Outbox): Lane {
+  return {
+    cluster: o.cluster,
+    db: o.db,
+    dirty: false,
+    claiming: 0,
+    notBefore: 0,
+    failures: 0,
+    lastClaim: 0,
+    ready: [],
+    unrecorded: 0,
+    buffer: [],
+    bufferedSince: 0,
+    flushTimer: undefined,
+    flushing: false,
+    retired: false,
+  };
+}
 
 export class Dispatcher {
   private readonly states: WebhookStates;
   private readonly claimGapMs: number;
   private readonly flushDelayMs: number;
   private readonly flushSize: number;
+  /** The outboxes by cluster, and the same in the order their claimed events take slots. */
+  private readonly lanes = new Map<string, Lane>();
+  private order: Lane[] = [];
+  /** Where in `order` the next free slot looks first. */
+  private turn = 0;
   /** Attempts in progress. */
   private sending = 0;
-  /** Claimed events waiting for a free slot, with when they were claimed. */
-  private readonly ready: Array<{ e: ClaimedEvent; at: number }> = [];
-  /** Claimed events whose outcome is not written yet (ready, sending or waiting for the write). */
+  /** Claimed events waiting for a free slot, over every lane. */
+  private readyCount = 0;
+  /** Claimed events whose outcome is not written yet, over every lane. */
   private unrecorded = 0;
-  /** Something may be due: a wake-up came, or the last claim was full. */
-  private dirty = false;
-  private claiming = false;
+  /** Room held by claims in flight (the sum of their limits). */
+  private reserved = 0;
+  private claims = 0;
   /** performance.now() before which no claim starts. */
-  private notBefore = 0;
   private claimTimer: NodeJS.Timeout | undefined;
+  private claimTimerAt = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
-  /** Retry wake-ups by the 100 ms slot they fire in. */
-  private readonly retryTimers = new Map<number, NodeJS.Timeout>();
-  private buffer: Attempted[] = [];
-  private bufferedSince = 0;
-  private flushTimer: NodeJS.Timeout | undefined;
-  private flushing = false;
+  /** Whether the registry's outboxes are being asked for. */
+  private listing = false;
+  /** Retry wake-ups by the 100 ms slot they fire in and their cluster. */
+  private readonly retryTimers = new Map<string, NodeJS.Timeout>();
   private closed = false;
+  private forced = false;
   private idle: (() => void) | undefined;
 
   constructor(
@@ -86,20 +155,36 @@ export class Dispatcher {
     this.claimGapMs = options.claimGapMs ?? 10;
     this.flushDelayMs = options.flushDelayMs ?? 20;
     this.flushSize = options.flushSize ?? 200;
+    this.laneOf({ cluster: PLATFORM_OUTBOX, db: deps.db });
   }
 
   /** Sweeps now and every `sweepIntervalMs`. */
   start(): void {
     if (this.closed || this.sweepTimer) return;
-    this.sweepTimer = setInterval(() => this.wake(), this.options.sweepIntervalMs);
+    this.sweepTimer = setInterval(() => this.sweep(), this.options.sweepIntervalMs);
     this.sweepTimer.unref();
-    this.wake();
+    this.sweep();
   }
 
-  /** Events were committed or fell due: claim what is due as soon as slots and the claim gap allow. */
-  wake(): void {
+  /**
+   * Events were committed or fell due: claim what is due as soon as slots and the claim gap allow,
+   * on the clusters of `tenants` (every cluster without tenants, or when one is not known here).
+   */
+  wake(...tenants: string[]): void {
     if (this.closed) return;
-    this.dirty = true;
+    const { outboxOf } = this.deps;
+    let everywhere = tenants.length === 0 || !outboxOf;
+    if (outboxOf) {
+      for (const tenant of tenants) {
+        const outbox = outboxOf(tenant);
+        if (!outbox) {
+          everywhere = true;
+          break;
+        }
+        this.laneOf(outbox).dirty = true;
+      }
+    }
+    if (everywhere) for (const lane of this.order) lane.dirty = true;
     this.pump();
   }
 
@@ -108,119 +193,254 @@ export class Dispatcher {
     return this.unrecorded;
   }
 
+  /** Every outbox is looked at; the registry is asked for clusters added or gone since. */
+  private sweep(): void {
+    this.wake();
+    const { outboxes } = this.deps;
+    if (!outboxes || this.listing || this.closed) return;
+    this.listing = true;
+    outboxes()
+      .then(
+        (listed) => this.adopt(listed),
+        (e: unknown) => this.options.onError?.(e),
+      )
+      .finally(() => (this.listing = false));
+  }
+
+  /** The registry's outboxes now: a new one is looked at at once; one no longer listed is drained no more. */
+  private adopt(listed: readonly Outbox[]): void {
+    if (this.closed) return;
+    const names = new Set<string>([PLATFORM_OUTBOX]);
+    for (const outbox of listed) {
+      names.add(outbox.cluster);
+      const known = this.lanes.has(outbox.cluster);
+      const lane = this.laneOf(outbox);
+      if (!known) lane.dirty = true;
+    }
+    for (const lane of this.order) {
+      if (names.has(lane.cluster)) continue;
+      lane.retired = true;
+      this.dropIfRetired(lane);
+    }
+    this.pump();
+  }
+
+  /** The lane of an outbox (made when new), its database as given now. */
+  private laneOf(outbox: Outbox): Lane {
+    let lane = this.lanes.get(outbox.cluster);
+    if (lane) {
+      lane.db = outbox.db;
+      lane.retired = false;
+      return lane;
+    }
+    lane = newLane(outbox);
+    this.lanes.set(lane.cluster, lane);
+    this.order.push(lane);
+    return lane;
+  }
+
+  private dropIfRetired(lane: Lane): void {
+    if (!lane.retired || lane.unrecorded > 0 || lane.claiming > 0 || lane.ready.length > 0 || lane.flushing) return;
+    if (lane.flushTimer) clearTimeout(lane.flushTimer);
+    this.lanes.delete(lane.cluster);
+    this.order = this.order.filter((l) => l !== lane);
+    this.turn = this.order.length === 0 ? 0 : this.turn % this.order.length;
+  }
+
   private pump(): void {
     this.startReady();
-    if (this.closed || this.claiming || !this.dirty) return;
+    if (this.closed) return;
     // Claimed ahead: up to `concurrency` events wait beside the requests in flight, so a freed slot
     // starts the next request at once instead of after a claim's round trip.
     const { concurrency } = this.options;
-    const room = Math.min(2 * concurrency - this.sending - this.ready.length, 2 * concurrency + this.flushSize - this.unrecorded);
+    let room = 2 * concurrency - this.sending - this.readyCount - this.reserved;
     if (room <= 0) return; // a finished attempt pumps again
-    const wait = this.notBefore - performance.now();
-    if (wait > 0) {
-      if (!this.claimTimer) {
-        this.claimTimer = setTimeout(() => {
-          this.claimTimer = undefined;
-          this.pump();
-        }, wait);
-        this.claimTimer.unref();
-      }
-      return;
+    const now = performance.now();
+    let wait = Infinity;
+    const due: Lane[] = [];
+    for (const lane of this.order) {
+      if (!lane.dirty || lane.claiming > 0 || lane.retired) continue;
+      if (lane.notBefore > now) wait = Math.min(wait, lane.notBefore - now);
+      else due.push(lane);
     }
-    this.claiming = true;
-    this.dirty = false;
-    claimDue(this.deps.db, room, this.deps.leaseMarginMs)
+    // The lanes with the fewest events in this process claim first, each its share of the room: a
+    // cluster's backlog never takes the room of the others.
+    if (due.length > 1) due.sort((a, b) => a.unrecorded - b.unrecorded || a.lastClaim - b.lastClaim);
+    const share = Math.ceil(room / Math.max(1, due.length));
+    for (const lane of due) {
+      if (room <= 0) break;
+      // Bookkeeping waiting to be written is bounded per cluster: a cluster slow to write holds its own share only.
+      const limit = Math.min(share, room, 2 * concurrency + this.flushSize - lane.unrecorded);
+      if (limit <= 0) continue;
+      room -= limit;
+      this.claim(lane, limit);
+    }
+    if (wait < Infinity) this.pumpIn(wait);
+  }
+
+  /** A pump after `ms` (an earlier one asked for stays). */
+  private pumpIn(ms: number): void {
+    const at = performance.now() + ms;
+    if (this.claimTimer && this.claimTimerAt <= at) return;
+    clearTimeout(this.claimTimer);
+    this.claimTimerAt = at;
+    this.claimTimer = setTimeout(() => {
+      this.claimTimer = undefined;
+      this.pump();
+    }, ms);
+    this.claimTimer.unref();
+  }
+
+  private claim(lane: Lane, limit: number): void {
+    lane.claiming = limit;
+    lane.dirty = false;
+    lane.lastClaim = performance.now();
+    this.reserved += limit;
+    this.claims++;
+    // A claim that hangs (a cluster gone silent: connecting waits for TCP to give up) holds its room
+    // only so long; the others claim meanwhile (what it brings if it ever answers is taken all the same).
+    let reserved = true;
+    const unreserve = (): void => {
+      if (!reserved) return;
+      reserved = false;
+      this.reserved -= limit;
+    };
+    const slow = setTimeout(() => {
+      unreserve();
+      this.pump();
+    }, CLAIM_RESERVATION_MS);
+    slow.unref();
+    claimDue(lane.db, limit, this.deps.leaseMarginMs)
       .then(
         (events) => {
-          if (events.length >= room) this.dirty = true; // there may be more
+          lane.failures = 0;
+          if (events.length >= limit) lane.dirty = true; // there may be more
           const at = performance.now();
-          for (const e of events) this.ready.push({ e, at });
+          lane.unrecorded += events.length;
           this.unrecorded += events.length;
-          this.notBefore = at + this.claimGapMs;
+          lane.notBefore = at + this.claimGapMs;
+          if (this.forced) {
+            void this.release(lane, events); // stopped meanwhile: given back at once
+            return;
+          }
+          for (const e of events) lane.ready.push({ e, at });
+          this.readyCount += events.length;
         },
         (e: unknown) => {
-          this.options.onError?.(e);
-          this.dirty = true;
-          this.notBefore = performance.now() + CLAIM_ERROR_PAUSE_MS;
+          this.options.onError?.(e, lane.cluster);
+          lane.dirty = true;
+          lane.failures++;
+          lane.notBefore = performance.now() + Math.min(CLAIM_ERROR_PAUSE_MS * 2 ** (lane.failures - 1), MAX_CLAIM_ERROR_PAUSE_MS);
         },
       )
       .finally(() => {
-        this.claiming = false;
+        clearTimeout(slow);
+        unreserve();
+        lane.claiming = 0;
+        this.claims--;
+        this.dropIfRetired(lane);
         this.pump();
         this.checkIdle();
       });
   }
 
-  /** Starts requests for claimed events while slots are free. */
+  /** Starts requests for claimed events while slots are free, taking the clusters' events in turn. */
   private startReady(): void {
-    const stale: ClaimedEvent[] = [];
-    for (let next = this.ready[0]; next && this.sending < this.options.concurrency; next = this.ready[0]) {
-      this.ready.shift();
+    let stale: Map<Lane, ClaimedEvent[]> | undefined;
+    while (this.sending < this.options.concurrency && this.readyCount > 0) {
+      const lane = this.nextReadyLane();
+      const next = lane?.ready.shift();
+      if (!lane || !next) break;
+      this.readyCount--;
       // Waited so long (slow receivers held every slot) that its lease could run out mid-request:
       // given back, for any process to take.
-      if (performance.now() - next.at > this.deps.leaseMarginMs / 2) stale.push(next.e);
-      else this.begin(next.e);
+      if (performance.now() - next.at > this.deps.leaseMarginMs / 2) {
+        stale ??= new Map();
+        const events = stale.get(lane);
+        if (events) events.push(next.e);
+        else stale.set(lane, [next.e]);
+      } else this.begin(lane, next.e);
     }
-    if (stale.length > 0) void this.release(stale);
+    if (stale) for (const [lane, events] of stale) void this.release(lane, events);
+  }
+
+  /** The next lane, in turn, with claimed events waiting. */
+  private nextReadyLane(): Lane | undefined {
+    const n = this.order.length;
+    for (let i = 0; i < n; i++) {
+      const at = (this.turn + i) % n;
+      const lane = this.order[at];
+      if (lane && lane.ready.length > 0) {
+        this.turn = (at + 1) % n;
+        return lane;
+      }
+    }
+    return undefined;
   }
 
   /** Gives claimed events back unattempted (their leases end now). */
-  private release(events: ClaimedEvent[]): Promise<void> {
-    return releaseClaims(this.deps.db, events)
-      .catch((e: unknown) => this.options.onError?.(e)) // their leases run out on their own
+  private release(lane: Lane, events: ClaimedEvent[]): Promise<void> {
+    return releaseClaims(lane.db, events)
+      .catch((e: unknown) => this.options.onError?.(e, lane.cluster)) // their leases run out on their own
       .finally(() => {
+        lane.unrecorded -= events.length;
         this.unrecorded -= events.length;
+        this.dropIfRetired(lane);
         this.checkIdle();
       });
   }
 
-  private begin(e: ClaimedEvent): void {
+  private begin(lane: Lane, e: ClaimedEvent): void {
     this.sending++;
     attemptDelivery(this.deps, this.states, e, nowDatetime).then(
       (attempted) => {
         this.sending--;
-        this.buffer.push(attempted);
-        if (this.buffer.length === 1) this.bufferedSince = performance.now();
-        this.scheduleFlush();
+        lane.buffer.push(attempted);
+        if (lane.buffer.length === 1) lane.bufferedSince = performance.now();
+        this.scheduleFlush(lane);
         this.pump();
       },
       (err: unknown) => {
         // Its state could not be read: the event keeps its lease and is taken again when it runs out.
         this.sending--;
+        lane.unrecorded--;
         this.unrecorded--;
-        this.options.onError?.(err);
+        this.options.onError?.(err, lane.cluster);
+        this.dropIfRetired(lane);
         this.pump();
         this.checkIdle();
       },
     );
   }
 
-  private scheduleFlush(): void {
-    if (this.flushing || this.buffer.length === 0) return;
-    const wait = this.closed || this.buffer.length >= this.flushSize ? 0 : this.bufferedSince + this.flushDelayMs - performance.now();
+  private scheduleFlush(lane: Lane): void {
+    if (lane.flushing || lane.buffer.length === 0) return;
+    const wait = this.closed || lane.buffer.length >= this.flushSize ? 0 : lane.bufferedSince + this.flushDelayMs - performance.now();
     if (wait <= 0) {
-      this.flush();
+      this.flush(lane);
       return;
     }
-    if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = undefined;
-        this.scheduleFlush();
+    if (!lane.flushTimer) {
+      lane.flushTimer = setTimeout(() => {
+        lane.flushTimer = undefined;
+        this.scheduleFlush(lane);
       }, wait);
-      this.flushTimer.unref();
+      lane.flushTimer.unref();
     }
   }
 
-  private flush(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    const batch = this.buffer.splice(0, this.flushSize);
-    if (this.buffer.length > 0) this.bufferedSince = performance.now();
-    this.flushing = true;
-    void this.write(batch).finally(() => {
-      this.flushing = false;
+  private flush(lane: Lane): void {
+    if (lane.flushTimer) clearTimeout(lane.flushTimer);
+    lane.flushTimer = undefined;
+    const batch = lane.buffer.splice(0, this.flushSize);
+    if (lane.buffer.length > 0) lane.bufferedSince = performance.now();
+    lane.flushing = true;
+    void this.write(lane, batch).finally(() => {
+      lane.flushing = false;
+      lane.unrecorded -= batch.length;
       this.unrecorded -= batch.length;
-      this.scheduleFlush();
+      this.scheduleFlush(lane);
+      this.dropIfRetired(lane);
       this.pump();
       this.checkIdle();
     });
@@ -230,8 +450,8 @@ export class Dispatcher {
    * Writes a batch; if that fails, once more a moment later with each tenant's share on its own (a
    * passing failure is survived, and one tenant's failure does not hold back the others).
    */
-  private async write(batch: Attempted[]): Promise<void> {
-    if (await this.tryRecord(batch)) return;
+  private async write(lane: Lane, batch: Attempted[]): Promise<void> {
+    if (await this.tryRecord(lane, batch)) return;
     const byTenant = new Map<string, Attempted[]>();
     for (const a of batch) {
       const share = byTenant.get(a.event.tenant);
@@ -240,21 +460,22 @@ export class Dispatcher {
     }
     await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
     // Not written then: those events keep their leases and are attempted again when they run out.
-    for (const share of byTenant.values()) await this.tryRecord(share);
+    for (const share of byTenant.values()) await this.tryRecord(lane, share);
   }
 
-  private async tryRecord(batch: readonly Attempted[]): Promise<boolean> {
+  private async tryRecord(lane: Lane, batch: readonly Attempted[]): Promise<boolean> {
     try {
-      await this.record(batch);
+      await this.record(lane.db, batch);
     } catch (e) {
-      this.options.onError?.(e);
+      this.options.onError?.(e, lane.cluster);
       return false;
     }
-    this.recorded(batch);
+    this.recorded(lane, batch);
     return true;
   }
 
-  private async record(batch: readonly Attempted[]): Promise<void> {
+  /** On the cluster the events were claimed from, which holds their tenants' schemas too. */
+  private async record(db: Database, batch: readonly Attempted[]): Promise<void> {
     const tenants = new Map<string, TenantBookkeeping & { ctx: DocContext }>();
     for (const a of batch) {
       if (!a.ctx) continue;
@@ -270,10 +491,10 @@ export class Dispatcher {
     const outcomes = batch.map((a) => ({ id: a.event.id, lease: a.event.lease, result: a.result }));
     const disabling = shares.filter((t) => t.disable.length > 0);
     if (disabling.length === 0) {
-      await recordBatch(this.deps.db, shares, outcomes);
+      await recordBatch(db, shares, outcomes);
       return;
     }
-    await this.deps.db.transaction(async (tx) => {
+    await db.transaction(async (tx) => {
       await recordBatch(tx, shares, outcomes);
       // Webhook definitions are cached with the tenant's metadata (outbox.ts, webhook-state.ts):
       // a webhook retired here is dropped from every process's caches, as when it is saved.
@@ -281,35 +502,38 @@ export class Dispatcher {
     });
   }
 
-  private recorded(batch: readonly Attempted[]): void {
+  private recorded(lane: Lane, batch: readonly Attempted[]): void {
     for (const a of batch) {
       this.deps.observer?.attempted({ outcome: a.outcome, durationMs: a.durationMs, attempt: a.attempt, lagMs: a.lagMs });
       const delay = a.result.status === 'pending' ? a.result.nextAttemptInMs : undefined;
-      if (delay !== undefined && delay < LOCAL_RETRY_MS) this.wakeAt(Date.now() + delay);
+      if (delay !== undefined && delay < LOCAL_RETRY_MS) this.wakeAt(lane, Date.now() + delay);
     }
   }
 
   /**
-   * A wake-up when a retry falls due: one timer per 100 ms, however many retries fall due in it
-   * (a failing receiver's backlog must not cost a timer per event).
+   * A wake-up of a cluster when a retry falls due there: one timer per 100 ms and cluster, however
+   * many retries fall due in it (a failing receiver's backlog must not cost a timer per event).
    */
-  private wakeAt(due: number): void {
+  private wakeAt(lane: Lane, due: number): void {
     if (this.closed) return;
     const slot = Math.ceil(due / RETRY_SLOT_MS) * RETRY_SLOT_MS;
-    if (this.retryTimers.has(slot)) return;
+    const key = `${slot}\0${lane.cluster}`;
+    if (this.retryTimers.has(key)) return;
     const timer = setTimeout(
       () => {
-        this.retryTimers.delete(slot);
-        this.wake();
+        this.retryTimers.delete(key);
+        if (this.closed || this.lanes.get(lane.cluster) !== lane) return;
+        lane.dirty = true;
+        this.pump();
       },
       Math.max(0, slot - Date.now()),
     );
     timer.unref();
-    this.retryTimers.set(slot, timer);
+    this.retryTimers.set(key, timer);
   }
 
   private checkIdle(): void {
-    if (this.idle && this.unrecorded === 0 && !this.claiming) this.idle();
+    if (this.idle && this.unrecorded === 0 && this.claims === 0) this.idle();
   }
 
   /**
@@ -324,11 +548,17 @@ export class Dispatcher {
     this.sweepTimer = undefined;
     this.claimTimer = undefined;
     if (force) {
-      await this.release(this.ready.splice(0).map((r) => r.e));
+      this.forced = true;
+      const waiting = this.order.map((lane) => {
+        const events = lane.ready.splice(0).map((r) => r.e);
+        this.readyCount -= events.length;
+        return this.release(lane, events);
+      });
+      await Promise.all(waiting);
       return;
     }
-    this.scheduleFlush();
-    if (this.unrecorded === 0 && !this.claiming) return;
+    for (const lane of this.order) this.scheduleFlush(lane);
+    if (this.unrecorded === 0 && this.claims === 0) return;
     await new Promise<void>((resolve) => (this.idle = resolve));
   }
 }

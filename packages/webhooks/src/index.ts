@@ -1,5 +1,5 @@
 export { webhookCapture, WEBHOOK_EVENTS, MAX_TIMEOUT_SECONDS, type WebhookEvent } from './outbox';
-export { attemptDelivery, type Attempted, type DeliveryDeps, type DeliveryObserver, type Outcome } from './delivery';
+export { attemptDelivery, type Attempted, type DeliveryDeps, type DeliveryObserver, type Outbox, type Outcome } from './delivery';
 export { Dispatcher, type DispatcherOptions } from './dispatcher';
 export { QueueProducer, QueueWorker, InProcessRunner, QUEUE_NAME, wakeChannel, type QueueLocation, type WorkerOptions } from './runners';
 export { claimDue, dueEvents, pendingCount, oldestPendingAgeSeconds, replayEvent, type ClaimedEvent, type OutboxEvent } from './events';

@@ -3,9 +3,9 @@ import type { DeliveryObserver } from '@quire/webhooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface BacklogReadings {
-  /** Events pending in the outbox (a query: read at most every 15 s). */
+  /** Events pending in the outboxes, summed over the clusters (a query each: read at most every 15 s). */
   outbox: () => Promise<number>;
-  /** Seconds the oldest pending event has waited (a query: read at most every 15 s). */
+  /** Seconds the oldest pending event has waited, on any cluster (a query each: read at most every 15 s). */
   oldestAge: () => Promise<number>;
   /** Events this process has claimed and not yet recorded (with Redis). */
   queue?: () => Promise<number>;
@@ -14,7 +14,7 @@ export interface BacklogReadings {
 /**
  * The webhooks service's Prometheus metrics, on the process's registry: deliveries by outcome,
  * attempts, delivery latency, lag from commit to first attempt, and the backlog. The backlog gauges
- * are global (every replica reports the same outbox): aggregate them with max(), never sum().
+ * are global (every replica reports the same outboxes, every cluster's): aggregate them with max(), never sum().
  */
 export class WebhookMetrics implements DeliveryObserver {
   private readonly deliveries: Counter<'outcome'>;
@@ -46,7 +46,7 @@ export class WebhookMetrics implements DeliveryObserver {
     const outbox = cachedReading(backlog.outbox);
     new Gauge({
       name: 'quire_webhook_outbox_pending',
-      help: 'Events waiting for delivery in the outbox, due or scheduled for a retry (global; read at most every 15 s)',
+      help: 'Events waiting for delivery in the outboxes of every cluster, due or scheduled for a retry (global; read at most every 15 s)',
       registers,
       async collect() {
         this.set(await outbox());
@@ -55,7 +55,7 @@ export class WebhookMetrics implements DeliveryObserver {
     const oldestAge = cachedReading(backlog.oldestAge);
     new Gauge({
       name: 'quire_webhook_oldest_pending_age_seconds',
-      help: 'How long the oldest undelivered event has waited (global; read at most every 15 s)',
+      help: 'How long the oldest undelivered event on any cluster has waited (global; read at most every 15 s)',
       registers,
       async collect() {
         this.set(await oldestAge());

@@ -5,6 +5,7 @@ import { InProcessRunner, oldestPendingAgeSeconds, pendingCount, QueueWorker, ty
 import type { Logger } from 'pino';
 import type { WebhooksConfig } from './config';
 import { WebhookMetrics } from './metrics';
+import { platformOutboxes } from './outboxes';
 
 const ADMIN = makePrincipal('Administrator', ['Administrator', 'System Manager']);
 
@@ -19,19 +20,24 @@ export interface WebhooksService {
 
 /**
  * `quire serve webhooks`: with REDIS_URL a worker woken through Redis (any number of these
- * processes), else an in-process runner that sweeps the outbox and is woken by this process's own
- * commits. Both deliver with the same batched code (claims, requests, bookkeeping); their metrics
- * go on the process's operations port.
+ * processes), else an in-process runner that sweeps the outboxes and is woken by this process's own
+ * commits. Both deliver with the same batched code (claims, requests, bookkeeping), from every
+ * cluster's outbox (each tenant's events are on its own cluster); their metrics go on the
+ * process's operations port, the backlog summed (or the oldest) over the clusters.
  */
 export function startWebhooksService(platform: Platform, config: WebhooksConfig, logger: Logger, ops: ServiceOperations, queuePrefix: string): WebhooksService {
   let worker: QueueWorker | undefined;
+  const onError = (e: unknown, cluster?: string) => logger.warn({ err: e, ...(cluster === undefined ? {} : { cluster }) }, 'webhook delivery problem');
+  const outboxes = platformOutboxes(platform, onError);
   const metrics = new WebhookMetrics(ops.metrics.registry, {
-    outbox: () => pendingCount(platform.db),
-    oldestAge: () => oldestPendingAgeSeconds(platform.db),
+    outbox: () => outboxes.sum(pendingCount),
+    oldestAge: () => outboxes.max(oldestPendingAgeSeconds),
     ...(config.redisUrl ? { queue: () => worker?.queueDepth() ?? Promise.resolve(0) } : {}),
   });
   const deps: DeliveryDeps = {
     db: platform.db,
+    outboxes: outboxes.outboxes,
+    outboxOf: outboxes.outboxOf,
     async contextFor(name) {
       const tenant = platform.tenants.get(name) ?? (await platform.tenants.refreshOne(name), platform.tenants.get(name));
       return tenant ? platform.context(tenant, ADMIN) : undefined;
@@ -41,7 +47,6 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
     leaseMarginMs: config.leaseMarginMs,
     observer: metrics,
   };
-  const onError = (e: unknown) => logger.warn({ err: e }, 'webhook delivery problem');
   if (config.redisUrl) {
     const queueWorker = new QueueWorker(deps, {
       redisUrl: config.redisUrl,
@@ -60,7 +65,7 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
     };
   }
   const runner = new InProcessRunner(deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, onError });
-  const unsubscribe = platform.changes.onWebhookEvents(() => runner.wake());
+  const unsubscribe = platform.changes.onWebhookEvents((tenant) => runner.wake(tenant));
   runner.start();
   return {
     metrics,
