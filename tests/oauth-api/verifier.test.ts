@@ -34,10 +34,10 @@ afterAll(() => server.close());
 function counting(db: Database): Database & { keyReads: number } {
   const wrapped = Object.create(db) as Database & { keyReads: number };
   wrapped.keyReads = 0;
-  wrapped.query = ((text: string, values?: readonly unknown[]) => {
+  wrapped.query = (text: string, values?: readonly unknown[]) => {
     if (text.includes(KEYS_TABLE)) wrapped.keyReads++;
     return db.query(text, values);
-  });
+  };
   return wrapped;
 }
 
