@@ -43,6 +43,11 @@ export interface MoveInput {
   onProgress?: (progress: MoveProgress) => void;
   /** Lag (bytes of WAL) under which the switch starts (default 1 MiB). */
   switchLagBytes?: number;
+  /**
+   * How long the old copy is kept after the switch before it is dropped (default 10 s): a process
+   * that has not re-read the directory yet (its periodic re-read is every 5 s at most) still reads it.
+   */
+  sourceGraceMs?: number;
 }
 
 export interface MoveReport {
@@ -503,7 +508,10 @@ async function cleanUp(ctx: MoveContext): Promise<void> {
   await source.query(`DROP PUBLICATION IF EXISTS ${ident(name)}`);
   await source.query(`DELETE FROM quire.move_markers WHERE "tenant" = $1`, [move.tenant]);
   await target.query(`DELETE FROM quire.move_markers WHERE "tenant" = $1`, [move.tenant]);
-  if (!move.keep_source) await source.query(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`);
+  if (!move.keep_source) {
+    await sleep(ctx.input.sourceGraceMs ?? 10_000);
+    await source.query(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`);
+  }
 }
 
 // ------------------------------------------------------------------------------------------ util
