@@ -4,6 +4,7 @@ import { runMigrations, type Database, type Migration, type Queryable, type Tena
 import { ValidationError } from '@quire/errors';
 import { createOutboxTable } from '@quire/webhooks';
 import { createMoveObjects } from './move';
+import { createSparesTable, createTemplatesTable } from './release-schemas';
 
 /**
  * The Postgres clusters tenants' schemas live on. The platform database (DATABASE_URL: tenants,
@@ -133,19 +134,8 @@ export const clusterMigrations: readonly Migration[] = [
     id: 'cluster:0001_outbox_and_templates',
     async up(q) {
       await createOutboxTable(q, { tenantReference: false });
-      await q.query(`CREATE TABLE quire.tenant_templates (
-        "release" text PRIMARY KEY,
-        "schema" text NOT NULL UNIQUE,
-        "ddl" jsonb NOT NULL,
-        "tables" jsonb NOT NULL,
-        "sequences" jsonb NOT NULL,
-        "created_at" timestamp(6) NOT NULL DEFAULT now()
-      )`);
-      await q.query(`CREATE TABLE quire.tenant_spares (
-        "schema" text PRIMARY KEY,
-        "release" text NOT NULL,
-        "created_at" timestamp(6) NOT NULL DEFAULT now()
-      )`);
+      await createTemplatesTable(q);
+      await createSparesTable(q);
     },
   },
   {
@@ -245,12 +235,7 @@ export class Clusters implements TenantDatabases {
     const record = this.records.get(name);
     if (!record) throw new Error(`cluster ${name} is not registered (quire cluster list)`);
     if (!this.options.open) throw new Error(`cluster ${name} cannot be reached from the embedded database`);
-    const { secrets, platformUrl } = this.options;
-    const db = this.options.open(name, {
-      url: resolveUrl(record.url, secrets, platformUrl),
-      directUrl: record.directUrl ? resolveUrl(record.directUrl, secrets, platformUrl) : undefined,
-      poolMode: record.poolMode,
-    });
+    const db = this.options.open(name, this.connectionOf(record));
     this.open.set(name, { db, lastUsed: Date.now() });
     this.options.onOpen?.(name, db);
     return db;
@@ -267,12 +252,7 @@ export class Clusters implements TenantDatabases {
   ): Promise<T> {
     if (!this.options.open)
       throw new ValidationError('Clusters need Postgres: the embedded database holds every tenant itself', { title: 'Clusters Unavailable' });
-    const { secrets, platformUrl } = this.options;
-    const db = this.options.open(name, {
-      url: resolveUrl(stored.url, secrets, platformUrl),
-      directUrl: stored.directUrl ? resolveUrl(stored.directUrl, secrets, platformUrl) : undefined,
-      poolMode: stored.poolMode,
-    });
+    const db = this.options.open(name, this.connectionOf(stored));
     try {
       return await fn(db);
     } finally {
@@ -290,6 +270,16 @@ export class Clusters implements TenantDatabases {
     const record = this.records.get(name);
     if (!record) throw new Error(`cluster ${name} is not registered (quire cluster list)`);
     return resolveUrl(record.directUrl ?? record.url, secrets, platformUrl);
+  }
+
+  /** What opening a pool to a cluster stored as `stored` needs: its URLs resolved. */
+  private connectionOf(stored: { url: StoredUrl; directUrl?: StoredUrl | null | undefined; poolMode: 'session' | 'transaction' }): ClusterConnection {
+    const { secrets, platformUrl } = this.options;
+    return {
+      url: resolveUrl(stored.url, secrets, platformUrl),
+      directUrl: stored.directUrl ? resolveUrl(stored.directUrl, secrets, platformUrl) : undefined,
+      poolMode: stored.poolMode,
+    };
   }
 
   /** The clusters whose pools are open now, with their databases (default first). */

@@ -2,6 +2,7 @@ import { createUsageTables } from './usage';
 import type { Migration } from '@quire/db';
 import { createRateCountersTable, createRateWindowsTable } from '@quire/limits';
 import { createFilePurgesTable } from './file-purge';
+import { createSparesTable, createTemplatesTable } from './release-schemas';
 import { createMoveObjects, createTenantMovesTable } from './move';
 import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
 
@@ -75,14 +76,7 @@ export const platformMigrations: readonly Migration[] = [
     /** The template each release provisions tenants from (template.ts): its schema and recorded DDL. */
     id: '0005_tenant_templates',
     async up(q) {
-      await q.query(`CREATE TABLE quire.tenant_templates (
-        "release" text PRIMARY KEY,
-        "schema" text NOT NULL UNIQUE,
-        "ddl" jsonb NOT NULL,
-        "tables" jsonb NOT NULL,
-        "sequences" jsonb NOT NULL,
-        "created_at" timestamp(6) NOT NULL DEFAULT now()
-      )`);
+      await createTemplatesTable(q);
     },
   },
   {
@@ -96,12 +90,7 @@ export const platformMigrations: readonly Migration[] = [
     /** Tenant schemas copied from the template ahead of time; provisioning renames one (spares.ts). */
     id: '0007_tenant_spares',
     async up(q) {
-      await q.query(`CREATE TABLE quire.tenant_spares (
-        "schema" text PRIMARY KEY,
-        "release" text NOT NULL,
-        "created_at" timestamp(6) NOT NULL DEFAULT now()
-      )`);
-      await q.query(`CREATE INDEX tenant_spares_release ON quire.tenant_spares ("release", "created_at")`);
+      await createSparesTable(q);
     },
   },
   {
