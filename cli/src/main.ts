@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { migrate } from './commands/migrate';
 import { clusterAdd, clusterDrain, clusterList, clusterSet } from './commands/cluster';
 import { tenantMove } from './commands/tenant-move';
+import { tenantBackup, tenantRestore } from './commands/tenant-backup';
 import { oauthClientCreate, oauthRotateKeys } from './commands/oauth';
 import { serve } from './commands/serve';
 import { tenantCreate, tenantDrop, tenantList, tenantResume, tenantSet, tenantSuspend, tenantUsage } from './commands/tenant';
@@ -82,6 +83,20 @@ function program(json: boolean): Command {
     .requiredOption('--to <cluster>', 'the cluster it goes to')
     .option('--keep-source', 'keep the old copy, sealed against writes, for a rollback', false)
     .action((name: string, o: { to: string; keepSource: boolean }) => runCommand(quire, (rt) => tenantMove(rt, name, { ...o, json })));
+  tenant
+    .command('backup <name>')
+    .description('one tenant on its own in one file: its data (one consistent snapshot), settings and uploaded files')
+    .requiredOption('--out <file>', 'the file written (complete or not at all)')
+    .action((name: string, o: { out: string }) => runCommand(quire, (rt) => tenantBackup(rt, name, { out: o.out, json })));
+  tenant
+    .command('restore <file>')
+    .description("a tenant's backup as a new tenant (--as), or in place of its data (--replace); exact or nothing, migrated to this release")
+    .option('--as <name>', 'the tenant made (with --replace: the tenant whose data is replaced)')
+    .option('--cluster <name>', 'the Postgres cluster a new tenant goes on (default: the one with the most room by weight)')
+    .option('--replace', "replace the tenant's data with the backup's (its settings and domains stay)", false)
+    .action((file: string, o: { as?: string; cluster?: string; replace: boolean }) =>
+      runCommand(quire, (rt) => tenantRestore(rt, file, { as: o.as, cluster: o.cluster, replace: o.replace, json })),
+    );
   tenant
     .command('list')
     .description('every tenant with its hosts')

@@ -92,6 +92,8 @@ export interface ServerOptions {
   plans?: unknown;
   /** USAGE_FLUSH_MS and USAGE_MEASURE_MS: how often usage is added up and measured. */
   usage?: { flushMs?: number; measureMs?: number };
+  /** QUIRE_FILES_DIR (a fresh temporary folder otherwise): a CLI run beside the server reads the same files. */
+  filesDir?: string;
   /** Serve the OAuth service in the same process (the `npm start` mode), with these settings. */
   auth?: true | Partial<Pick<AuthConfig, 'accessTokenTtl' | 'refreshTokenTtl' | 'codeTtl'>>;
 }
@@ -104,7 +106,7 @@ export function platformEnv(options: ServerOptions = {}): NodeJS.ProcessEnv {
     DB_POOL_SIZE: '5',
     BASE_DOMAIN: 'localhost',
     CACHE_REFRESH_INTERVAL_MS: '1000',
-    QUIRE_FILES_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-')),
+    QUIRE_FILES_DIR: options.filesDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'quire-files-')),
     QUIRE_APPS: ['frappe', ...(options.apps ?? [])].join(','),
     LOG_LEVEL: 'silent',
     METRICS_PORT: '0',

@@ -49,3 +49,5 @@ export {
 } from './clusters';
 export { addCluster, listClusters, setClusterState, setClusterWeight, type AddClusterInput, type ClusterSummary } from './cluster-admin';
 export { moveTenant, isMovedWrite, type MoveInput, type MoveProgress, type MoveReport, type MoveStep } from './move';
+export { backupTenant, type BackupInput, type BackupProgress, type BackupReport } from './backup';
+export { restoreTenant, type RestoreInput, type RestoreProgress, type RestoreReport } from './restore';

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ident, literal, publishInvalidation, qualified, type Database, type Queryable, type Transaction } from '@quire/db';
 import { DoesNotExistError, ValidationError } from '@quire/errors';
 import { clusterName } from './clusters';
+import { applySchemaDdl, readSchemaDdl } from './schema-ddl';
 import type { Platform } from './platform';
 
 /**
@@ -237,10 +238,11 @@ async function copySchema(ctx: MoveContext): Promise<void> {
   const { source, target, schema, name, move } = ctx;
   const subscribed = await target.query(`SELECT 1 FROM pg_subscription WHERE subname = $1`, [name]);
   if (subscribed.rows.length > 0) return;
-  const ddl = await schemaDdl(source, schema);
+  const ddl = await readSchemaDdl(source, schema);
   await target.transaction(async (tx) => {
     await tx.query(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`);
-    await tx.script(ddl.join(';\n'));
+    await tx.query(`CREATE SCHEMA ${ident(schema)}`);
+    await applySchemaDdl(tx, schema, [...ddl.tables, ...ddl.constraints]);
     // A marker of another move of this tenant, long done, must not satisfy this one's wait.
     await tx.query(`DELETE FROM quire.move_markers WHERE "tenant" = $1`, [move.tenant]);
   });
@@ -260,63 +262,6 @@ async function copySchema(ctx: MoveContext): Promise<void> {
   // CREATE SUBSCRIPTION makes the slot on the source and starts copying; it cannot run in a transaction.
   const conninfo = ctx.platform.clusters.replicationUrl(move.source);
   await target.query(`CREATE SUBSCRIPTION ${ident(name)} CONNECTION ${literal(conninfo)} PUBLICATION ${ident(name)} WITH (copy_data = true)`);
-}
-
-/** DDL that makes `schema`'s tables, sequences, constraints and indexes (names as on the source: same schema name). */
-async function schemaDdl(db: Queryable, schema: string): Promise<string[]> {
-  const out = [`CREATE SCHEMA ${ident(schema)}`];
-  const { rows: sequences } = await db.query<{ name: string; type: string; increment: string; min: string; max: string; start: string; cycle: boolean }>(
-    `SELECT s.sequencename AS "name", s.data_type::text AS "type", s.increment_by::text AS "increment", s.min_value::text AS "min",
-            s.max_value::text AS "max", s.start_value::text AS "start", s.cycle
-     FROM pg_sequences s WHERE s.schemaname = $1 ORDER BY 1`,
-    [schema],
-  );
-  for (const s of sequences) {
-    out.push(
-      `CREATE SEQUENCE ${qualified(schema, s.name)} AS ${s.type} INCREMENT ${s.increment} MINVALUE ${s.min} MAXVALUE ${s.max} START ${s.start}${s.cycle ? ' CYCLE' : ''}`,
-    );
-  }
-  const { rows: columns } = await db.query<{ table: string; column: string; type: string; notnull: boolean; default: string | null }>(
-    `SELECT c.relname AS "table", a.attname AS "column", format_type(a.atttypid, a.atttypmod) AS "type", a.attnotnull AS "notnull",
-            pg_get_expr(d.adbin, d.adrelid) AS "default"
-     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-     LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
-     WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.relname, a.attnum`,
-    [schema],
-  );
-  const tables = new Map<string, string[]>();
-  for (const c of columns) {
-    let list = tables.get(c.table);
-    if (!list) tables.set(c.table, (list = []));
-    list.push(`${ident(c.column)} ${c.type}${c.default === null ? '' : ` DEFAULT ${c.default}`}${c.notnull ? ' NOT NULL' : ''}`);
-  }
-  for (const [table, list] of tables) out.push(`CREATE TABLE ${qualified(schema, table)} (${list.join(', ')})`);
-  const { rows: owned } = await db.query<{ sequence: string; table: string; column: string }>(
-    `SELECT s.relname AS "sequence", t.relname AS "table", a.attname AS "column"
-     FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S' JOIN pg_namespace n ON n.oid = s.relnamespace
-     JOIN pg_class t ON t.oid = d.refobjid JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid
-     WHERE n.nspname = $1 AND d.deptype = 'a'`,
-    [schema],
-  );
-  for (const o of owned) out.push(`ALTER SEQUENCE ${qualified(schema, o.sequence)} OWNED BY ${qualified(schema, o.table)}.${ident(o.column)}`);
-  // Primary keys and unique constraints first (foreign keys may need them), then the rest, then plain indexes.
-  const { rows: constraints } = await db.query<{ table: string; name: string; def: string; contype: string }>(
-    `SELECT t.relname AS "table", k.conname AS "name", pg_get_constraintdef(k.oid) AS "def", k.contype::text AS "contype"
-     FROM pg_constraint k JOIN pg_class t ON t.oid = k.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
-     WHERE n.nspname = $1 AND k.contype IN ('p', 'u', 'c', 'f', 'x') ORDER BY (k.contype = 'f'), t.relname, k.conname`,
-    [schema],
-  );
-  for (const k of constraints) out.push(`ALTER TABLE ${qualified(schema, k.table)} ADD CONSTRAINT ${ident(k.name)} ${k.def}`);
-  const { rows: indexes } = await db.query<{ def: string }>(
-    `SELECT pg_get_indexdef(i.indexrelid) AS "def"
-     FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid JOIN pg_namespace n ON n.oid = x.relnamespace
-     WHERE n.nspname = $1 AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x'))
-     ORDER BY 1`,
-    [schema],
-  );
-  for (const i of indexes) out.push(i.def);
-  return out;
 }
 
 /** Until every table of the subscription is copied and streaming. */

@@ -74,7 +74,7 @@ export interface CreatedTenant extends ApiCredentials {
 }
 
 /** The cluster a new tenant is asked to go on, if it may: registered and not draining. */
-async function chosenCluster(q: Queryable, input: string): Promise<string> {
+export async function chosenCluster(q: Queryable, input: string): Promise<string> {
   const name = clusterName(input);
   const { rows } = await q.query<{ state: string }>(`SELECT "state" FROM quire.clusters WHERE "name" = $1`, [name]);
   const row = rows[0];
