@@ -564,9 +564,8 @@ describe('the Tenant CRD (charts/quire/crds/tenants.quire.dev.yaml)', () => {
           type: 'ClusterReady',
           status: 'False',
           lastTransitionTime: '2026-05-01T10:00:00Z',
-          reason: 'MoveNotAvailable',
-          message:
-            'spec.cluster is default, but tenant acme is on cluster quire-db-b, and moving a tenant between clusters (quire tenant move) is not built yet',
+          reason: 'Moving',
+          message: 'Moving tenant acme from cluster quire-db-b to cluster default: copying its tables (step 1 of 4)',
         },
       ],
     };

@@ -302,9 +302,9 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
     expect(condition(fixed, 'ClusterReady')).toMatchObject({ status: 'True', reason: 'OnCluster', message: 'On cluster default' });
   });
 
-  it('a spec.cluster other than where the tenant is gives MoveNotAvailable and leaves it there; a draining cluster takes no new tenant', async () => {
-    // A second cluster in the registry, draining so that nothing is placed there by weight; this
-    // test never opens it (no move is made), so it needs no server of its own.
+  it('a spec.cluster naming a draining or unknown cluster moves nothing (ClusterDraining, UnknownCluster); a draining cluster takes no new tenant', async () => {
+    // A second cluster in the registry, draining so that nothing is placed or moved there; this
+    // test never opens it, so it needs no server of its own.
     const other = uniqueName('elsewhere');
     await server.db.query(`INSERT INTO quire.clusters ("name", "url", "state") VALUES ($1, 'env:QUIRE_TEST_UNREACHABLE', 'draining')`, [other]);
     try {
@@ -319,20 +319,19 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
         const c = condition(t, 'ClusterReady');
         return c?.status === 'False' && c.observedGeneration === 2 ? t : undefined;
       });
-      const message =
-        `spec.cluster is ${other}, but tenant ${name} is on cluster default, and moving a tenant between clusters ` +
-        `(quire tenant move) is not built yet: it stays on default. Set spec.cluster to default, or remove it, to clear this`;
-      expect(condition(asked, 'ClusterReady')).toMatchObject({ reason: 'MoveNotAvailable', message });
-      expect(condition(asked, 'Ready')).toMatchObject({ status: 'False', reason: 'MoveNotAvailable' });
+      const message = `spec.cluster: cluster ${other} is draining: no new tenant goes there (quire cluster undrain ${other}). Tenant ${name} stays on cluster default`;
+      expect(condition(asked, 'ClusterReady')).toMatchObject({ reason: 'ClusterDraining', message });
+      expect(condition(asked, 'Ready')).toMatchObject({ status: 'False', reason: 'ClusterDraining' });
       expect(condition(asked, 'SchemaReady')).toMatchObject({ status: 'True', reason: 'Created' });
       expect(asked.status).toMatchObject({ cluster: 'default', schema: schemaOf(name) });
       expect(server.platform.tenants.get(name)?.cluster).toBe('default');
       expect((await apiAt(server.port, `${name}.localhost`, '/api/method/ping')).status).toBe(200); // still served where it is
-      const moves = await eventually('MoveNotAvailable event', () => {
-        const found = eventsFor(kube, name).filter((e) => e.reason === 'MoveNotAvailable');
+      const warnings = await eventually('ClusterDraining event', () => {
+        const found = eventsFor(kube, name).filter((e) => e.reason === 'ClusterDraining');
         return found.length > 0 ? found : undefined;
       });
-      expect(moves).toMatchObject([{ type: 'Warning', note: message }]);
+      expect(warnings).toMatchObject([{ type: 'Warning', note: message }]);
+      expect(eventsFor(kube, name).map((e) => e.reason)).not.toContain('MoveStarted');
 
       specPatch(name, { cluster: 'nowhere' });
       const unknown = await eventually('UnknownCluster', () => {
@@ -402,17 +401,33 @@ describe('the Tenant operator, against a stand-in API server through real @kuber
         });
         expect(todos.body).toEqual({ data: [] });
 
-        specPatch(name, { cluster: 'default' });
-        const asked = await eventually('MoveNotAvailable', () => {
-          const t = tenantObject(kube, name);
-          return condition(t, 'ClusterReady')?.reason === 'MoveNotAvailable' ? t : undefined;
-        });
-        expect(asked.status).toMatchObject({ cluster });
-        expect(server.platform.tenants.get(name)?.cluster).toBe(cluster);
+        // The suite's own server has wal_level=replica: a move there is refused, retried with backoff, and the tenant stays.
+        const walLevel = (await server.db.query<{ level: string }>(`SELECT current_setting('wal_level') AS "level"`)).rows[0]?.level;
+        if (walLevel !== 'logical') {
+          specPatch(name, { cluster: 'default' });
+          const asked = await eventually('MoveFailed', () => {
+            const t = tenantObject(kube, name);
+            return condition(t, 'ClusterReady')?.reason === 'MoveFailed' ? t : undefined;
+          });
+          expect(condition(asked, 'ClusterReady')).toMatchObject({
+            status: 'False',
+            message: expect.stringMatching(
+              new RegExp(
+                `^Moving tenant ${name} from cluster ${cluster} to cluster default failed \\(attempt 1\\): Cluster default has wal_level=${walLevel}: .* It is tried again in 10 s`,
+              ),
+            ),
+          });
+          expect(asked.status).toMatchObject({ cluster });
+          expect(server.platform.tenants.get(name)?.cluster).toBe(cluster);
+          await eventually('the MoveFailed Warning', () => eventsFor(kube, name).find((e) => e.reason === 'MoveFailed' && e.type === 'Warning'));
+        }
 
         // Deleted with its data: the schema goes from its own cluster.
         specPatch(name, { deletionPolicy: 'Delete' });
-        await eventually('deletionPolicy Delete seen', () => (condition(tenantObject(kube, name), 'Ready')?.observedGeneration === 3 ? true : undefined));
+        const generation = tenantObject(kube, name)?.metadata.generation;
+        await eventually('deletionPolicy Delete seen', () =>
+          condition(tenantObject(kube, name), 'Ready')?.observedGeneration === generation ? true : undefined,
+        );
         kube.store.delete(TENANTS, NS, name);
         await eventually('the Tenant to be gone', () => (tenantObject(kube, name) ? undefined : true));
         expect(server.platform.tenants.get(name)).toBeUndefined();

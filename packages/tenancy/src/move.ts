@@ -42,6 +42,11 @@ export interface MoveInput {
   /** Keep the source copy (sealed against writes) for a rollback. */
   keepSource?: boolean;
   onProgress?: (progress: MoveProgress) => void;
+  /**
+   * Stops the move where it can be resumed: while it copies or catches up, and before its switch
+   * begins (it throws the signal's reason). A switch under way, and the clean-up after it, finish.
+   */
+  signal?: AbortSignal;
   /** Lag (bytes of WAL) under which the switch starts (default 1 MiB). */
   switchLagBytes?: number;
   /**
@@ -156,6 +161,7 @@ export async function moveTenant(platform: Platform, input: MoveInput): Promise<
       await catchUp(ctx);
       ms.catchUp = performance.now() - at;
       at = performance.now();
+      input.signal?.throwIfAborted();
       input.onProgress?.({ step: 'switching' });
       const held = await seal(ctx);
       rows = held.rows;
@@ -276,6 +282,7 @@ async function waitForTables(ctx: MoveContext): Promise<void> {
     const ready = Number(rows[0]?.ready ?? 0);
     ctx.input.onProgress?.({ step: 'copying', tables: { ready, total } });
     if (total > 0 && ready === total) return;
+    ctx.input.signal?.throwIfAborted();
     await sleep(100);
   }
 }
@@ -296,6 +303,7 @@ async function catchUp(ctx: MoveContext): Promise<void> {
     const lag = await lagBytes(ctx);
     ctx.input.onProgress?.({ step: 'catching_up', lagBytes: lag });
     if (lag <= limit) return;
+    ctx.input.signal?.throwIfAborted();
     await sleep(100);
   }
 }

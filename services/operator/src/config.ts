@@ -48,6 +48,11 @@ const operatorSettings = {
   /** Per-Tenant retry backoff after a failure: doubles from base to max. */
   backoffBaseMs: ['OPERATOR_BACKOFF_BASE_MS', z.coerce.number().int().min(1).default(500)],
   backoffMaxMs: ['OPERATOR_BACKOFF_MAX_MS', z.coerce.number().int().min(1).default(300_000)],
+  /**
+   * How long a moved tenant's old copy is kept after the switch (processes that have not heard of the
+   * move yet still read it) before it is dropped; unset: the move's own default (10 s).
+   */
+  moveSourceGraceMs: ['OPERATOR_MOVE_SOURCE_GRACE_MS', z.coerce.number().int().min(0).max(3_600_000).optional()],
   /** The Service custom-domain Ingresses send everything else to (port by name or number). */
   apiService: ['OPERATOR_API_SERVICE', z.string().trim().min(1).default('quire-api')],
   apiServicePort: ['OPERATOR_API_SERVICE_PORT', z.string().trim().min(1).default('http')],

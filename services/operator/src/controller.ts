@@ -9,6 +9,7 @@ import { WatchedCache } from './kube/informer';
 import { LeaderElector } from './kube/leader-election';
 import { WorkQueue } from './kube/workqueue';
 import type { OperatorMetrics } from './metrics';
+import { TenantMoves } from './reconcile/moves';
 import { ConflictError, TenantReconciler } from './reconcile/tenant-reconciler';
 import { UsageReadings } from './reconcile/usage';
 import { keyOf, MANAGED_BY, TENANT_LABEL, type TenantResource } from './tenant-resource';
@@ -43,6 +44,7 @@ export class TenantController {
   private readonly secrets: WatchedCache<V1Secret>;
   private readonly reconciler: TenantReconciler;
   private readonly usage: UsageReadings;
+  private readonly moves: TenantMoves;
   private readonly elector: LeaderElector;
   private readonly metrics: OperatorMetrics;
   private readonly logger: Logger;
@@ -95,6 +97,8 @@ export class TenantController {
     });
     const events = new EventRecorder(api, { identity: options.identity, logger });
     this.usage = new UsageReadings(options.platform, config.usageRefreshSeconds * 1000);
+    const requeue = (tenant: TenantResource, ms: number) => this.queue.addAfter(keyOf(tenant), ms);
+    this.moves = new TenantMoves({ platform: options.platform, events, requeue, logger, sourceGraceMs: config.moveSourceGraceMs });
     this.reconciler = new TenantReconciler({
       platform: options.platform,
       api,
@@ -103,6 +107,8 @@ export class TenantController {
       events,
       ingress: config,
       usage: this.usage,
+      moves: this.moves,
+      requeue,
       logger,
     });
     this.elector = new LeaderElector(api, {
@@ -152,17 +158,23 @@ export class TenantController {
     }
   }
 
-  /** Stops taking work, lets reconciles in flight finish, releases the Lease, stops watching. */
+  /**
+   * Stops taking work, lets reconciles in flight finish, releases the Lease, stops watching, then
+   * waits for the moves running here: those still copying stop at once (resumed by the next leader),
+   * one switching or cleaning up finishes, within the caller's deadline (OperatorService.close).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.resyncTimer);
     clearInterval(this.usageTimer);
     this.queue.shutDown();
+    const moves = this.moves.stop();
     this.startLeading(); // wakes idle workers, which then find the queue shut
     await Promise.all(this.workers);
     await this.refreshingUsage;
     await this.elector.stop();
     await Promise.all([this.tenants.stop(), this.ingresses.stop(), this.secrets.stop()]);
+    await moves;
   }
 
   private enqueueAll(): void {

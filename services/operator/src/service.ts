@@ -16,7 +16,11 @@ export interface OperatorService {
   readonly namespace: string;
   /** Who this process is in the leader Lease and as the Events' reporting instance. */
   readonly identity: string;
-  /** Stops reconciling (in-flight reconciles finish within `timeoutMs`), releases the Lease, stops watching. */
+  /**
+   * Stops reconciling (in-flight reconciles finish within `timeoutMs`), releases the Lease, stops
+   * watching. Moves running here are never waited for past `timeoutMs`: one cut short is resumable,
+   * and the next leader resumes it.
+   */
   close(timeoutMs?: number): Promise<void>;
 }
 

@@ -30,8 +30,8 @@ describe('conditions', () => {
     expect(readyCondition([schema, domainsOk, plan])).toMatchObject({ status: 'False', reason: 'UnknownPlan' });
     expect(readyCondition([schema, domainsOk, { ...plan, status: 'True', reason: 'PlanApplied' }])).toMatchObject({ status: 'True', reason: 'Ready' });
     const planOk = { ...plan, status: 'True', reason: 'PlanApplied' } as const;
-    const cluster = { type: 'ClusterReady', status: 'False', reason: 'MoveNotAvailable', message: 'quire tenant move is not built yet' } as const;
-    expect(readyCondition([schema, domainsOk, planOk, cluster])).toMatchObject({ status: 'False', reason: 'MoveNotAvailable' });
+    const cluster = { type: 'ClusterReady', status: 'False', reason: 'Moving', message: 'Moving tenant acme from cluster a to cluster b: starting' } as const;
+    expect(readyCondition([schema, domainsOk, planOk, cluster])).toMatchObject({ status: 'False', reason: 'Moving', message: cluster.message });
     const all = withConditions(undefined, [cluster, plan, domains, schema, readyCondition([schema, domains, plan, cluster])], 1, t0);
     expect(all.map((c) => c.type)).toEqual(['Ready', 'SchemaReady', 'DomainsReady', 'PlanReady', 'ClusterReady']);
   });

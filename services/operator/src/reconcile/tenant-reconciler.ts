@@ -34,6 +34,7 @@ import {
 import { adminSecretNameOf, credentialsIn, isOperatorSecret, newAdminSecret } from './admin-secret';
 import { readyCondition, statusChanged, withConditions, type ConditionInput } from './conditions';
 import { desiredIngress, ingressNameOf, ingressUpToDate, type IngressConfig } from './ingress';
+import { MOVE_RECHECK_MS, moveCondition, unfinishedMove, unfinishedMoveCondition, type TenantMoves, type UnfinishedMove } from './moves';
 import type { UsageReadings } from './usage';
 
 /**
@@ -53,6 +54,10 @@ export interface ReconcilerDeps {
   events: EventRecorder;
   ingress: IngressConfig;
   usage: UsageReadings;
+  /** The moves between clusters spec.cluster asks for, run in the background. */
+  moves: TenantMoves;
+  /** Reconciles the Tenant again after `ms` (a move's wait is over, or worth looking at again). */
+  requeue: (resource: TenantResource, ms: number) => void;
   logger: Logger;
 }
 
@@ -70,8 +75,8 @@ interface SchemaState {
 /**
  * Brings one Tenant resource and the world in line, idempotently (it runs again after every change,
  * every relist and every resync): finalizer, tenant (created on its cluster, or adopted), CORS
- * origins, suspension, plan, custom domains and their Ingress, the admin Secret, its cluster, then
- * status with the tenant's usage.
+ * origins, suspension, plan, custom domains and their Ingress, the admin Secret, its cluster (moved
+ * there when it is on another), then status with the tenant's usage.
  * Deletion runs the finalizer's cleanup.
  */
 export class TenantReconciler {
@@ -156,6 +161,9 @@ export class TenantReconciler {
       if (isOperatorSecret(secret)) await this.deps.api.deleteSecret(adminSecretNameOf(name));
       // Only a tenant this resource made or adopted is dropped, never one it never got to manage.
       if (policy === 'Delete' && originOf(resource) !== undefined) {
+        // Dropped mid-move, its replication (a slot holding WAL on the source) would be left behind.
+        const moving = this.deps.moves.get(name);
+        if (moving?.running) throw new Error(`Tenant ${name} is being moved to cluster ${moving.to}: it is dropped once the move is done`);
         try {
           await dropTenant(this.deps.platform, name);
           this.deps.events.normal(resource, 'Deleted', 'Delete', `Dropped tenant ${name} and all of its data (deletionPolicy: Delete)`);
@@ -336,28 +344,58 @@ export class TenantReconciler {
   // ---- the cluster ----
 
   /**
-   * `spec.cluster` against where the tenant is (`status.cluster`). Its cluster is chosen once, when it
-   * is created; a tenant that is on another cluster stays there: ClusterReady=False says why, until
-   * the spec is changed back (moves between clusters, `quire tenant move`, are not built yet).
+   * `spec.cluster` against where the tenant is (`status.cluster`): a tenant on another cluster is
+   * moved there (moveTenant, in the background: reconciles go on meanwhile and report its step), and
+   * a move to it left unfinished is resumed. Without `spec.cluster` the tenant stays where it is.
    */
   private async ensureCluster(resource: TenantResource, tenant: Tenant, spec: TenantSpec): Promise<ConditionInput> {
-    const { events } = this.deps;
+    const { moves, platform } = this.deps;
     const wanted = spec.cluster;
-    if (wanted === undefined || wanted === tenant.cluster) {
-      const message = wanted === undefined ? `On cluster ${tenant.cluster}` : `On cluster ${tenant.cluster}, as spec.cluster asks`;
-      return { type: 'ClusterReady', status: 'True', reason: 'OnCluster', message };
+    const tracked = moves.get(tenant.name);
+    // Running here: a move is never stopped halfway, whatever the spec says now.
+    if (tracked?.running) return moveCondition(tenant.name, tracked, wanted);
+    if (wanted === undefined) {
+      moves.forget(tenant.name);
+      return { type: 'ClusterReady', status: 'True', reason: 'OnCluster', message: `On cluster ${tenant.cluster}` };
     }
-    const unknown = await this.clusterProblem(wanted);
-    if (unknown?.reason === 'UnknownCluster') {
-      const message = `${unknown.message}. Tenant ${tenant.name} stays on cluster ${tenant.cluster}`;
-      events.warning(resource, 'UnknownCluster', 'Place', message);
-      return { type: 'ClusterReady', status: 'False', reason: 'UnknownCluster', message };
+    const unfinished = await unfinishedMove(platform, tenant.name);
+    if (unfinished && unfinished.target !== wanted) return this.otherMoveUnfinished(resource, tenant, unfinished, wanted);
+    if (!unfinished && wanted === tenant.cluster) {
+      moves.forget(tenant.name);
+      return { type: 'ClusterReady', status: 'True', reason: 'OnCluster', message: `On cluster ${tenant.cluster}, as spec.cluster asks` };
     }
-    const message =
-      `spec.cluster is ${wanted}, but tenant ${tenant.name} is on cluster ${tenant.cluster}, and moving a tenant between clusters ` +
-      `(quire tenant move) is not built yet: it stays on ${tenant.cluster}. Set spec.cluster to ${tenant.cluster}, or remove it, to clear this`;
-    events.warning(resource, 'MoveNotAvailable', 'Place', message);
-    return { type: 'ClusterReady', status: 'False', reason: 'MoveNotAvailable', message };
+    // A move under way goes on to its target even if that is draining now; a new one needs a target that takes tenants.
+    const problem = unfinished ? undefined : await this.clusterProblem(wanted);
+    if (problem) {
+      moves.forget(tenant.name);
+      const message = `${problem.message}. Tenant ${tenant.name} stays on cluster ${tenant.cluster}`;
+      this.deps.events.warning(resource, problem.reason, 'Move', message);
+      return { type: 'ClusterReady', status: 'False', reason: problem.reason, message };
+    }
+    return this.move(resource, tenant.name, unfinished?.source ?? tenant.cluster, wanted);
+  }
+
+  /** Starts (or resumes) the move unless a failed attempt, or another process holding it, is waited out first. */
+  private move(resource: TenantResource, tenant: string, from: string, to: string): ConditionInput {
+    const { moves } = this.deps;
+    const tracked = moves.get(tenant);
+    const wait = tracked?.to === to ? moves.waitMs(tenant) : 0;
+    if (tracked && wait > 0) {
+      // Requeued here too: a sooner requeue of the key (a 409's) replaces the one the failure scheduled.
+      this.deps.requeue(resource, wait);
+      return moveCondition(tenant, tracked, to);
+    }
+    return moveCondition(tenant, moves.start(resource, tenant, from, to), to);
+  }
+
+  /** A move to another cluster is recorded unfinished (`quire tenant move` cut short?): it must be finished first. */
+  private otherMoveUnfinished(resource: TenantResource, tenant: Tenant, unfinished: UnfinishedMove, wanted: string): ConditionInput {
+    this.deps.moves.forget(tenant.name);
+    const condition = unfinishedMoveCondition(tenant.name, unfinished, wanted);
+    this.deps.events.warning(resource, condition.reason, 'Move', condition.message);
+    // Looked at again: whoever runs that move may finish it meanwhile.
+    this.deps.requeue(resource, MOVE_RECHECK_MS);
+    return condition;
   }
 
   /**
