@@ -23,6 +23,7 @@ import type { OperatorService } from '@quire/operator-service';
 import type { WebhooksService } from '@quire/webhooks-service';
 import pino, { type Logger } from 'pino';
 import type { RuntimeConfig } from './config';
+import { ClusterHealth } from './cluster-health';
 import { addReadinessChecks } from './readiness-checks';
 
 /** The services one process can run. */
@@ -189,7 +190,9 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, log
       db,
       platformUrl: p.databaseUrl,
       platformDirectUrl: p.databaseDirectUrl,
-      // Another cluster's pool: the platform pool's settings, its own size, idle connections closed.
+      // Another cluster's pool: the platform pool's settings, its own size, idle connections closed;
+      // and failing fast: one cluster gone must answer its tenants 503 soon, not hold their requests
+      // (and their admission turns) until TCP gives up.
       ...(db.kind === 'postgres'
         ? {
             openCluster: (name: string, c: ClusterConnection) =>
@@ -202,6 +205,8 @@ function openPlatform(db: Database, config: RuntimeConfig, apps: LoadedApps, log
                 statementTimeoutMs: p.dbStatementTimeoutMs,
                 preparedPerConnection: p.dbPreparedPerConnection,
                 applicationName: `${applicationName}:${name}`,
+                connectTimeoutMs: p.clusterConnectTimeoutMs,
+                keepAlive: true,
               }),
           }
         : {}),
@@ -239,10 +244,10 @@ async function waitForPlatformSchema(db: Database, logger: Logger): Promise<void
   }
 }
 
-/** The process's metrics (pool, caches, tenants) and readiness checks (database, schema, Redis). */
+/** The process's metrics (pools, caches, tenants) and readiness checks (database, schema, Redis, clusters). */
 function operationsOf(platform: Platform, config: RuntimeConfig): { ops: ServiceOperations; closeChecks: () => Promise<void> } {
   const metrics = new ProcessMetrics({ tenantLabel: config.platform.metricsTenantLabel });
-  metrics.watchPool(() => platform.db.poolStats());
+  metrics.watchPools(() => platform.clusters.opened().map(([name, db]) => [name, db.poolStats()] as const));
   metrics.watchCaches({ meta: () => platform.metas.stats, api_keys: () => platform.apiKeys.stats, sessions: () => platform.sessions.stats });
   metrics.watchTenants(() => platform.tenants.list().length);
   const release = releaseOf(platform.apps);
@@ -253,6 +258,13 @@ function operationsOf(platform: Platform, config: RuntimeConfig): { ops: Service
   const readiness = new Readiness();
   readiness.onEvaluated((ready) => metrics.setReady(ready));
   const closeChecks = addReadinessChecks(readiness, platform.db, { release, redisUrl: config.webhooks.redisUrl });
+  // Another cluster down is reported (/readyz, quire_db_cluster_up) but leaves the process ready:
+  // only that cluster's tenants are affected, every replica has the same trouble with it, and taking
+  // replicas out of the load balancer would not mend it but stop every other tenant too. The
+  // platform database (`database`) stays a readiness check: without it no tenant is served.
+  const clusters = new ClusterHealth(() => platform.clusters.opened());
+  readiness.addAdvisory(() => clusters.checks());
+  metrics.watchClusters(() => clusters.up());
   return { ops: { metrics, readiness }, closeChecks };
 }
 

@@ -9,7 +9,9 @@ export const CONTRACT_METRICS = {
   // every process
   http_request_duration_seconds: 'histogram',
   http_requests_in_flight: 'gauge',
-  quire_db_pool_connections: 'gauge',
+  quire_db_pool_connections: 'gauge', // {cluster,state} since issue 28 (cluster="default": the platform database)
+  quire_db_clusters_open: 'gauge', // issue 28
+  quire_db_cluster_up: 'gauge', // {cluster}, issue 28
   quire_cache_requests_total: 'counter',
   quire_tenants: 'gauge',
   quire_tenant_requests_total: 'counter', // only with METRICS_TENANT_LABEL=true

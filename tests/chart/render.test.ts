@@ -647,6 +647,7 @@ describeRendered('specific values', () => {
     const rule = one(get('values-production.yaml'), 'PrometheusRule');
     const alerts = rule.spec.groups.flatMap((g: any) => g.rules.map((r: any) => r.alert));
     expect(alerts.sort()).toEqual([
+      'QuireDbClusterDown',
       'QuireDbPoolWaiting',
       'QuireHigh5xxRatio',
       'QuireMigrationJobFailed',
@@ -656,6 +657,11 @@ describeRendered('specific values', () => {
     ]);
     const backlog = rule.spec.groups[0].rules.find((r: any) => r.alert === 'QuireWebhookBacklogAge');
     expect(backlog.expr).toMatch(/^max\(quire_webhook_oldest_pending_age_seconds\{[^}]*\}\) > 300$/);
+    // Per cluster: the pool metric and cluster_up carry a `cluster` label (issue 28).
+    const alertNamed = (name: string) => rule.spec.groups[0].rules.find((r: any) => r.alert === name);
+    expect(alertNamed('QuireDbPoolWaiting').expr).toMatch(/^max by \(cluster\) \(quire_db_pool_connections\{[^}]*state="waiting"\}\) > 0$/);
+    expect(alertNamed('QuireDbClusterDown').expr).toMatch(/^min by \(cluster\) \(quire_db_cluster_up\{[^}]*\}\) == 0$/);
+    expect(alertNamed('QuireDbClusterDown').labels.severity).toBe('critical');
   });
 
   it('lets webhooks reach public addresses only, and api/auth only DNS, Postgres and Redis', () => {

@@ -67,7 +67,7 @@ describe('metrics', () => {
     expect(buckets.length).toBe(combos.size * 11);
   });
 
-  it("serve Node's default metrics unprefixed, the pool by state, caches, tenants, spare schemas, and no per-tenant series unless asked", async () => {
+  it("serve Node's default metrics unprefixed, the pool by cluster and state, caches, tenants, spare schemas, and no per-tenant series unless asked", async () => {
     const t = await server.tenant('m');
     await t.call('GET', '/api/resource/ToDo');
     const text = await scrape(server);
@@ -75,7 +75,11 @@ describe('metrics', () => {
       expect(text).toMatch(new RegExp(`^${name} `, 'm'));
     }
     expect(text).not.toMatch(/quire_\w*process_cpu/);
-    expect(new Set(series(text, 'quire_db_pool_connections').map((s) => s.state))).toEqual(new Set(['idle', 'busy', 'waiting']));
+    // Without other clusters, only the platform database's pool (cluster "default"); tests/operations/clusters-health.test.ts has more.
+    const pools = series(text, 'quire_db_pool_connections');
+    expect(new Set(pools.map((s) => `${s.cluster} ${s.state}`))).toEqual(new Set(['default idle', 'default busy', 'default waiting']));
+    expect(text).toMatch(/^quire_db_clusters_open 1$/m);
+    expect(text).toMatch(/^quire_db_cluster_up\{cluster="default"\} 1$/m);
     expect(text).toMatch(/^quire_cache_requests_total\{cache="api_keys",result="hit"\} [1-9]/m);
     expect(text).toMatch(/^quire_cache_requests_total\{cache="meta",result="(hit|miss)"\} [1-9]/m);
     expect(text).toMatch(/^quire_tenants [1-9]/m);

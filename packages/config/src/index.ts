@@ -89,6 +89,12 @@ const platformSettings = {
   clusterPoolSize: ['CLUSTER_POOL_SIZE', z.coerce.number().int().min(1).max(500).optional()],
   /** A cluster none of whose tenants was asked for this long has its pool and listener closed: idle clusters cost no connections. */
   clusterIdleSeconds: ['CLUSTER_IDLE_SECONDS', z.coerce.number().int().min(1).max(86_400).default(300)],
+  /**
+   * How long a statement waits for a connection to another cluster (a new one, or a free one from a
+   * full pool) before its request is answered 503: an unreachable cluster fails its tenants' requests
+   * quickly instead of holding them (0: no limit).
+   */
+  clusterConnectTimeoutMs: ['CLUSTER_CONNECT_TIMEOUT_MS', z.coerce.number().int().min(0).max(600_000).default(5_000)],
   /** How long a pooled connection may sit idle before it is closed (0: never). */
   dbPoolIdleSeconds: ['DB_POOL_IDLE_SECONDS', z.coerce.number().int().min(0).max(86_400).default(300)],
   dbStatementTimeoutMs: ['DB_STATEMENT_TIMEOUT_MS', z.coerce.number().int().min(0).default(30_000)],

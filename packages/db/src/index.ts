@@ -18,7 +18,7 @@ export { PgDatabase, type PgDatabaseOptions } from './pg-driver';
 export { PgliteDatabase } from './pglite-driver';
 export { ident, qualified, literal } from './sql';
 export { normalizeTimestamp } from './types';
-export { pgErrorInfo, PG, type PgErrorInfo } from './pg-errors';
+export { pgErrorInfo, isConnectionFailure, PG, type PgErrorInfo } from './pg-errors';
 export { runMigrations, withAdvisoryLock, type Migration, type MigrationOptions } from './migrations';
 export { openDatabase, type OpenDatabaseOptions } from './open';
 export { createDatabaseIfMissing } from './create-database';

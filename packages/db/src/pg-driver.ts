@@ -35,6 +35,33 @@ export interface PgDatabaseOptions {
   poolMode?: 'session' | 'transaction';
   /** A direct (unpooled) URL for LISTEN, which a transaction pooler cannot carry; defaults to connectionString. */
   directConnectionString?: string;
+  /**
+   * Milliseconds a statement waits for a connection: a new one to be established, or, the pool
+   * being full, one to be given back (pg-pool's connectionTimeoutMillis). Past it the statement
+   * fails (isConnectionFailure) instead of waiting for a server that does not answer. Default: no
+   * limit.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * TCP keepalive on every connection (LISTEN's too), probing after KEEPALIVE_IDLE_MS idle: a
+   * connection to a server that went away without closing it is found dead and replaced, rather
+   * than lent out to hang.
+   */
+  keepAlive?: boolean;
+}
+
+/**
+ * Idle time before the first keepalive probe. Not 0, which keeps the system's default (two hours on
+ * Linux); libuv then probes every second, ten times, so a dead peer is noticed in about 20 s.
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
+
+/** The connection settings pg.Pool and the LISTEN client share. */
+function connectionConfig(options: PgDatabaseOptions): Pick<pg.ClientConfig, 'connectionTimeoutMillis' | 'keepAlive' | 'keepAliveInitialDelayMillis'> {
+  return {
+    ...(options.connectTimeoutMs ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
+    ...(options.keepAlive ? { keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS } : {}),
+  };
 }
 
 /** pg's own parsers, seen as what they are: text in, a value out. */
@@ -83,6 +110,7 @@ export class PgDatabase implements Database {
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,
       idleTimeoutMillis: (options.idleSeconds ?? 300) * 1000,
+      ...connectionConfig(options),
       types,
       // Awaited by the pool before the connection is first lent out.
       // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits the promise onConnect returns; its types say void
@@ -223,7 +251,11 @@ export class PgDatabase implements Database {
   }
 
   private async connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.directConnectionString ?? this.options.connectionString, types });
+    const client = new pg.Client({
+      connectionString: this.options.directConnectionString ?? this.options.connectionString,
+      ...connectionConfig(this.options),
+      types,
+    });
     client.on('notification', (msg) => {
       const set = this.listeners.get(msg.channel);
       if (!set) return;

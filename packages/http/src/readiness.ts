@@ -4,9 +4,15 @@
  */
 export type ReadinessCheck = () => Promise<string | undefined>;
 
+/**
+ * Checks named anew at each evaluation (what the process has open changes), reported beside the
+ * others without deciding readiness.
+ */
+export type AdvisoryChecks = () => Iterable<readonly [string, ReadinessCheck]>;
+
 export interface ReadinessReport {
   ready: boolean;
-  /** Every check by name: "ok" or why not. */
+  /** Every check by name: "ok" or why not (an advisory one's "why not" leaves the process ready). */
   checks: Record<string, string>;
 }
 
@@ -25,6 +31,7 @@ const SHUTTING_DOWN = 'shutting down';
  */
 export class Readiness {
   private readonly checks = new Map<string, ReadinessCheck>();
+  private readonly advisories: AdvisoryChecks[] = [];
   private readonly checkTimeoutMs: number;
   private readonly cacheMs: number;
   private stopping = false;
@@ -38,6 +45,16 @@ export class Readiness {
 
   add(name: string, check: ReadinessCheck): void {
     this.checks.set(name, check);
+    this.last = undefined;
+  }
+
+  /**
+   * Checks reported in the body that never make the process unready: what only part of its traffic
+   * needs (one cluster of several), which taking the process out of its load balancer would not
+   * mend but would stop the rest of its traffic too.
+   */
+  addAdvisory(checks: AdvisoryChecks): void {
+    this.advisories.push(checks);
     this.last = undefined;
   }
 
@@ -61,14 +78,18 @@ export class Readiness {
   }
 
   private async run(): Promise<ReadinessReport> {
-    const checks: Record<string, string> = {};
-    const names = [...this.checks.keys()];
-    const outcomes = await Promise.all([...this.checks.values()].map((check) => this.bounded(check)));
-    names.forEach((name, i) => (checks[name] = outcomes[i] ?? 'ok'));
+    const advisory = this.advisories.flatMap((list) => [...list()]);
+    const [checks, notes] = await Promise.all([this.outcomes([...this.checks]), this.outcomes(advisory)]);
     if (this.stopping) checks.shutdown = SHUTTING_DOWN;
     const ready = Object.values(checks).every((v) => v === 'ok');
     for (const listener of this.listeners) listener(ready);
-    return { ready, checks };
+    return { ready, checks: { ...checks, ...notes } };
+  }
+
+  /** Each check's outcome by name, run together: "ok" or why not. */
+  private async outcomes(checks: ReadonlyArray<readonly [string, ReadinessCheck]>): Promise<Record<string, string>> {
+    const outcomes = await Promise.all(checks.map(([, check]) => this.bounded(check)));
+    return Object.fromEntries(checks.map(([name], i) => [name, outcomes[i] ?? 'ok']));
   }
 
   private async bounded(check: ReadinessCheck): Promise<string | undefined> {

@@ -141,19 +141,52 @@ export class ProcessMetrics {
     this.ready.set(ready ? 1 : 0);
   }
 
-  /** `quire_db_pool_connections{state}` from the pool, read at scrape time. */
-  watchPool(read: () => PoolState | undefined): void {
+  /**
+   * `quire_db_pool_connections{cluster,state}` from each pool open now (`default`: the platform
+   * database), and `quire_db_clusters_open`, read at scrape time. A cluster's pool closed when idle
+   * has no series until it opens again.
+   */
+  watchPools(read: () => Iterable<readonly [string, PoolState | undefined]>): void {
+    const registers = [this.registry];
     new Gauge({
       name: 'quire_db_pool_connections',
-      help: 'Database pool connections: idle, busy (lent out), waiting (callers queued for one)',
-      labelNames: ['state'],
-      registers: [this.registry],
+      help: 'Database pool connections by cluster (default: the platform database): idle, busy (lent out), waiting (callers queued for one); none for a cluster whose pool is closed',
+      labelNames: ['cluster', 'state'],
+      registers,
       collect() {
-        const pool = read();
-        if (!pool) return;
-        this.set({ state: 'idle' }, pool.idle);
-        this.set({ state: 'busy' }, Math.max(0, pool.total - pool.idle));
-        this.set({ state: 'waiting' }, pool.waiting);
+        this.reset();
+        for (const [cluster, pool] of read()) {
+          if (!pool) continue;
+          this.set({ cluster, state: 'idle' }, pool.idle);
+          this.set({ cluster, state: 'busy' }, Math.max(0, pool.total - pool.idle));
+          this.set({ cluster, state: 'waiting' }, pool.waiting);
+        }
+      },
+    });
+    new Gauge({
+      name: 'quire_db_clusters_open',
+      help: 'Database clusters this process has a pool open to, the platform database (default) included',
+      registers,
+      collect() {
+        this.set([...read()].length);
+      },
+    });
+  }
+
+  /**
+   * `quire_db_cluster_up{cluster}`: 1 when the cluster answered its last probe, 0 when not, for
+   * each cluster whose pool is open (`up` says which: read at scrape time, bounded by the caller).
+   */
+  watchClusters(up: () => Promise<ReadonlyMap<string, boolean>>): void {
+    new Gauge({
+      name: 'quire_db_cluster_up',
+      help: 'Whether a database cluster this process has a pool open to answered (1) or not (0); none for a cluster whose pool is closed',
+      labelNames: ['cluster'],
+      registers: [this.registry],
+      async collect() {
+        const clusters = await up();
+        this.reset();
+        for (const [cluster, answered] of clusters) this.set({ cluster }, answered ? 1 : 0);
       },
     });
   }

@@ -1,4 +1,5 @@
 import { SESSION_COOKIES } from '@quire/auth';
+import { isConnectionFailure } from '@quire/db';
 import { DoesNotExistError, FrappeError, SessionStopped, ValidationError } from '@quire/errors';
 import { isMovedWrite } from '@quire/tenancy';
 import { clearCookie } from '@quire/http';
@@ -33,6 +34,8 @@ export function errorHandler({ developerMode, logger }: { developerMode: boolean
   };
 }
 
+const UNREACHABLE = { title: 'Database Unavailable', headers: { 'Retry-After': '5' } } as const;
+
 function classify(err: unknown): unknown {
   if (err instanceof FrappeError) return err;
   if (err instanceof ZodError) return new ValidationError(err.issues[0]?.message ?? 'Invalid request', { title: 'Invalid Request' });
@@ -41,5 +44,8 @@ function classify(err: unknown): unknown {
   // A write that reached a moved tenant's old copy (this process had not heard of the move yet): nothing was written.
   if (isMovedWrite(err))
     return new SessionStopped('This site just moved to another database: try again', { title: 'Site Moved', headers: { 'Retry-After': '1' } });
+  // Its database (the tenant's cluster) could not be reached: the request may succeed later, so 503
+  // rather than a 500 that says nothing of it; the driver's message (host, port) stays in the log.
+  if (isConnectionFailure(err)) return new SessionStopped('The database of this site cannot be reached: try again shortly', UNREACHABLE);
   return err;
 }
