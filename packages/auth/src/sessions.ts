@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import { qualified, type ChangeNotifier, type Executor, type Queryable, type TenantDatabases } from '@quire/db';
+import { pgErrorInfo, PG, qualified, type ChangeNotifier, type Executor, type Queryable, type TenantDatabases } from '@quire/db';
 import type { Principal } from '@quire/permissions';
 import { LRUCache } from 'lru-cache';
 import { loadPrincipal, type TenantRef } from './principals';
@@ -88,6 +88,16 @@ export interface ActiveSession {
   csrfToken: string | undefined;
 }
 
+/** The tenant of a session, and whether it is moving to another cluster (the directory's Tenant is one). */
+export interface SessionTenant extends TenantRef {
+  readonly movingTo?: string | null;
+}
+
+interface SessionRow {
+  user: string;
+  csrf_token: string | null;
+}
+
 interface SessionEntry extends ActiveSession {
   tenant: string;
 }
@@ -117,7 +127,7 @@ export class SessionAuthenticator {
     this.entries = new LRUCache({ max: options.maxEntries ?? 50_000, ttl: Math.max(0, this.ttlMs), ttlAutopurge: false });
   }
 
-  async authenticate(tenant: TenantRef, sid: string): Promise<ActiveSession | undefined> {
+  async authenticate(tenant: SessionTenant, sid: string): Promise<ActiveSession | undefined> {
     const sidHash = hashSessionId(sid);
     const key = sessionKey(tenant.name, sidHash);
     const cached = this.entries.get(key);
@@ -133,20 +143,42 @@ export class SessionAuthenticator {
     return entry;
   }
 
-  private async load(tenant: TenantRef, sidHash: string): Promise<SessionEntry | undefined> {
+  private async load(tenant: SessionTenant, sidHash: string): Promise<SessionEntry | undefined> {
     const db = this.dbs.of(tenant);
-    const { rows } = await db.query<{ user: string; csrf_token: string | null; expires_at: string }>(
-      `UPDATE ${qualified(tenant.schema, SESSIONS_TABLE)}
-       SET "last_active" = (now() at time zone 'utc'), "expires_at" = (now() at time zone 'utc') + make_interval(secs => $2)
-       WHERE "sid_hash" = $1 AND "expires_at" > (now() at time zone 'utc')
-       RETURNING "user", "csrf_token", "expires_at"`,
-      [sidHash, this.options.expirySeconds],
-    );
-    const row = rows[0];
+    // While its tenant moves to another cluster a session is read, not slid: the write would wait
+    // behind the move's locks (and hold up its switch), or meet the sealed old copy of a process
+    // that has not heard of the move yet. Its expiry slides at its next read after the move.
+    const row = tenant.movingTo
+      ? await this.read(db, tenant, sidHash)
+      : await this.slide(db, tenant, sidHash).catch((e: unknown) => {
+          if (pgErrorInfo(e)?.code === PG.tenantMoved) return this.read(db, tenant, sidHash);
+          throw e;
+        });
     if (!row) return undefined;
     const principal = await loadPrincipal(db, tenant.schema, row.user);
     if (!principal) return undefined;
     return { tenant: tenant.name, sidHash, principal, csrfToken: row.csrf_token ?? undefined };
+  }
+
+  /** The session if it has not expired, its expiry moved on (as Frappe refreshes `lastupdate`). */
+  private async slide(db: Queryable, tenant: TenantRef, sidHash: string): Promise<SessionRow | undefined> {
+    const { rows } = await db.query<SessionRow>(
+      `UPDATE ${qualified(tenant.schema, SESSIONS_TABLE)}
+       SET "last_active" = (now() at time zone 'utc'), "expires_at" = (now() at time zone 'utc') + make_interval(secs => $2)
+       WHERE "sid_hash" = $1 AND "expires_at" > (now() at time zone 'utc')
+       RETURNING "user", "csrf_token"`,
+      [sidHash, this.options.expirySeconds],
+    );
+    return rows[0];
+  }
+
+  /** The session if it has not expired, left as it is. */
+  private async read(db: Queryable, tenant: TenantRef, sidHash: string): Promise<SessionRow | undefined> {
+    const { rows } = await db.query<SessionRow>(
+      `SELECT "user", "csrf_token" FROM ${qualified(tenant.schema, SESSIONS_TABLE)} WHERE "sid_hash" = $1 AND "expires_at" > (now() at time zone 'utc')`,
+      [sidHash],
+    );
+    return rows[0];
   }
 
   /** Drops cached sessions: one (by hash), a user's, or a whole tenant's. */

@@ -45,6 +45,8 @@ export const PG = {
   undefinedColumn: '42703',
   invalidCatalogName: '3D000',
   duplicateDatabase: '42P04',
+  /** Ours: a write reached the sealed old copy of a tenant moved to another cluster (tenancy's move.ts). */
+  tenantMoved: 'QM001',
 } as const;
 
 /** SQLSTATEs of a server that is going or gone: shutting down, starting up, or out of connections. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ident, literal, publishInvalidation, qualified, type Database, type Queryable, type Transaction } from '@quire/db';
+import { ident, literal, PG, publishInvalidation, qualified, type Database, type Queryable, type Transaction } from '@quire/db';
 import { DoesNotExistError, ValidationError } from '@quire/errors';
 import { clusterName } from './clusters';
 import { applySchemaDdl, readSchemaDdl } from './schema-ddl';
@@ -75,7 +75,9 @@ interface MoveRow {
   keep_source: boolean;
 }
 
-const MOVED_SQLSTATE = 'QM001';
+const MOVED_SQLSTATE = PG.tenantMoved;
+/** How long the seal waits for its marker on the target, writes held, before it gives up (and lets them go). */
+const MARKER_WAIT_MS = 30_000;
 
 /** The publication, subscription and slot of a tenant's move (its schema name is unique among tenants). */
 function replicationName(schema: string): string {
@@ -328,48 +330,64 @@ async function seal(ctx: MoveContext): Promise<{ writesHeldFrom: number; rows: n
     [schema],
   );
   const list = tables.map((t) => qualified(schema, t.table)).join(', ');
-  let rows = 0;
-  await lockedAgainstWrites(
-    source,
-    list,
-    tables.map((t) => t.oid),
-    async (tx) => {
-      // Every change committed on the source before this marker reaches the target before it.
-      const token = randomUUID();
-      await source.query(`INSERT INTO quire.move_markers ("tenant", "token") VALUES ($1, $2)`, [move.tenant, token]);
-      for (;;) {
-        const seen = await target.query(`SELECT 1 FROM quire.move_markers WHERE "tenant" = $1 AND "token" = $2`, [move.tenant, token]);
-        if (seen.rows.length > 0) break;
-        await sleep(5);
-      }
-      const { rows: sequences } = await tx.query<{ name: string; value: string | null; called: boolean }>(
-        `SELECT sequencename AS "name", last_value::text AS "value", last_value IS NOT NULL AS "called" FROM pg_sequences WHERE schemaname = $1`,
-        [schema],
-      );
-      const { rows: events } = await tx.query<Record<string, unknown>>(`SELECT * FROM quire.webhook_events WHERE "tenant" = $1`, [move.tenant]);
-      await target.transaction(async (ttx) => {
-        for (const s of sequences) {
-          if (s.value !== null) await ttx.query(`SELECT setval($1::regclass, $2::bigint, $3)`, [`${ident(schema)}.${ident(s.name)}`, s.value, s.called]);
+  try {
+    await lockedAgainstWrites(
+      source,
+      list,
+      tables.map((t) => t.oid),
+      async (tx) => {
+        // Every change committed on the source before this marker reaches the target before it.
+        const token = randomUUID();
+        await source.query(`INSERT INTO quire.move_markers ("tenant", "token") VALUES ($1, $2)`, [move.tenant, token]);
+        const deadline = performance.now() + MARKER_WAIT_MS;
+        for (;;) {
+          const seen = await target.query(`SELECT 1 FROM quire.move_markers WHERE "tenant" = $1 AND "token" = $2`, [move.tenant, token]);
+          if (seen.rows.length > 0) break;
+          if (performance.now() > deadline)
+            throw new Error(`The target cluster did not receive the last changes within ${MARKER_WAIT_MS / 1000} s (is replication stalled?)`);
+          await sleep(5);
         }
-        await copyRows(ttx, 'quire.webhook_events', events);
-        const counted = await ttx.query<{ n: string | number }>(
-          tables.map((t) => `SELECT count(*) AS n FROM ${qualified(schema, t.table)}`).join(' UNION ALL ') || 'SELECT 0 AS n',
+        const { rows: sequences } = await tx.query<{ name: string; value: string | null; called: boolean }>(
+          `SELECT sequencename AS "name", last_value::text AS "value", last_value IS NOT NULL AS "called" FROM pg_sequences WHERE schemaname = $1`,
+          [schema],
         );
-        rows = counted.rows.reduce((n, r) => n + Number(r.n), 0);
-      });
-      await tx.query(`DELETE FROM quire.webhook_events WHERE "tenant" = $1`, [move.tenant]);
-      await tx.script(
-        tables
-          .map(
-            (t) =>
-              `CREATE TRIGGER quire_moved BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${qualified(schema, t.table)} FOR EACH STATEMENT EXECUTE FUNCTION quire.refuse_moved_write()`,
-          )
-          .join(';\n'),
-      );
-    },
-  );
+        const { rows: events } = await tx.query<Record<string, unknown>>(`SELECT * FROM quire.webhook_events WHERE "tenant" = $1`, [move.tenant]);
+        await target.transaction(async (ttx) => {
+          for (const s of sequences) {
+            if (s.value !== null) await ttx.query(`SELECT setval($1::regclass, $2::bigint, $3)`, [`${ident(schema)}.${ident(s.name)}`, s.value, s.called]);
+          }
+          await copyRows(ttx, 'quire.webhook_events', events);
+        });
+        await tx.query(`DELETE FROM quire.webhook_events WHERE "tenant" = $1`, [move.tenant]);
+        await tx.script(
+          tables
+            .map(
+              (t) =>
+                `CREATE OR REPLACE TRIGGER quire_moved BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${qualified(schema, t.table)} FOR EACH STATEMENT EXECUTE FUNCTION quire.refuse_moved_write()`,
+            )
+            .join(';\n'),
+        );
+      },
+    );
+  } catch (e) {
+    // Not sealed: the tenant's writes go on on the source (the move can be run again).
+    await releaseHold(platform, move.tenant).catch(() => {});
+    throw e;
+  }
   await platform.db.query(`UPDATE quire.tenant_moves SET "state" = 'sealed' WHERE "tenant" = $1`, [move.tenant]);
-  return { writesHeldFrom, rows };
+  // Counted once the hold is over (the target has every row now): the report's, not worth holding writes for.
+  const counted = await target.query<{ n: string | number }>(
+    tables.map((t) => `SELECT count(*) AS n FROM ${qualified(schema, t.table)}`).join(' UNION ALL ') || 'SELECT 0 AS n',
+  );
+  return { writesHeldFrom, rows: counted.rows.reduce((n, r) => n + Number(r.n), 0) };
+}
+
+/** Lets the tenant's held writes go on where it is (a seal that failed before it committed). */
+async function releaseHold(platform: Platform, tenant: string): Promise<void> {
+  await platform.db.transaction(async (tx) => {
+    await tx.query(`UPDATE quire.tenants SET "moving_to" = NULL WHERE "name" = $1`, [tenant]);
+    await publishInvalidation(tx, { topic: 'tenant', tenant });
+  });
 }
 
 /** Thrown to roll the sealing transaction back when a writer queued behind its locks. */
@@ -449,13 +467,15 @@ async function cleanUp(ctx: MoveContext): Promise<void> {
     await target.query(`DROP SUBSCRIPTION ${ident(name)}`);
   }
   // The slot's walsender may take a moment to let go of it once the subscription is gone.
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; ; i++) {
     const { rows } = await source.query<{ active: boolean }>(`SELECT active FROM pg_replication_slots WHERE slot_name = $1`, [name]);
     if (!rows[0]) break;
     if (!rows[0].active) {
       await source.query(`SELECT pg_drop_replication_slot($1)`, [name]);
       break;
     }
+    // A slot left behind would keep WAL on the source for good: the move is not done until it is gone.
+    if (i >= 200) throw new Error(`Replication slot ${name} on cluster ${move.source} is still in use: run the move again to finish its clean-up`);
     await sleep(50);
   }
   await source.query(`DROP PUBLICATION IF EXISTS ${ident(name)}`);
