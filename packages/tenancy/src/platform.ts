@@ -178,9 +178,11 @@ export class Platform {
   /**
    * Listens for invalidations on a cluster whose pool just opened: its tenants' transactions
    * notify there. What this process cached of them before the listener was up is dropped once it is.
+   * A cluster that cannot be reached then is listened to again (1 s, 2 s, … 30 s apart) for as long
+   * as its pool stays open: until then, its tenants' caches only follow the periodic resync.
    */
-  private listenOn(name: string, db: Database): void {
-    const listening = subscribeInvalidations(db, {
+  private listenOn(name: string, db: Database, attempt = 0): void {
+    const listening: Promise<Unlisten | undefined> = subscribeInvalidations(db, {
       onMessage: (m) => this.onInvalidation(m),
       onReset: () => this.forgetCluster(name),
     }).then(
@@ -188,7 +190,16 @@ export class Platform {
         this.forgetCluster(name);
         return unlisten;
       },
-      () => undefined,
+      () => {
+        const again = setTimeout(
+          () => {
+            if (this.clusterListeners.get(name) === listening) this.listenOn(name, db, attempt + 1);
+          },
+          Math.min(30_000, 1000 * 2 ** attempt),
+        );
+        again.unref();
+        return undefined;
+      },
     );
     this.clusterListeners.set(name, listening);
   }
