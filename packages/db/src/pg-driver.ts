@@ -270,6 +270,11 @@ export class PgDatabase implements Database {
     client.on('error', onLost);
     client.on('end', onLost);
     await client.connect();
+    // Closed while it connected: kept, it would hold the process open (a CLI that never exits).
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return;
+    }
     this.listenClient = client;
     for (const channel of this.listeners.keys()) await client.query(`LISTEN ${ident(channel)}`);
   }
