@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
 import { startFakeKubeApi, type FakeKubeApiServer } from '../support/kube-api';
 import type { JsonObject, KubeObject } from '../support/kube-api/types';
-import { createPgCluster, pgClustersAvailable, type PgCluster } from '../support/pg-clusters';
+import { createPgCluster, holdTableLock, pgClustersAvailable, type PgCluster } from '../support/pg-clusters';
 import { call, startTestServer, uniqueName, type TestServer } from '../support/server';
 import { NS, SECRETS, TENANTS, applyTenant, condition, eventsFor, eventually, isReady, secretData, startOperator, tenantObject } from './support';
 
@@ -202,19 +202,8 @@ describe.skipIf(!available.ok)('the Tenant operator moves a tenant when spec.clu
     const { auth, viaApi } = await tenantOnA(name);
 
     // The move is kept at its start: making the publication on a waits for this lock.
-    const blocker = new PgDatabase({ connectionString: a.url, poolSize: 1 });
-    let unblock = () => {};
-    const blocked = new Promise<void>((resolve) => (unblock = resolve));
-    let locked = () => {};
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holding = blocker.transaction(async (tx) => {
-      await tx.query(`SET LOCAL statement_timeout = 0`);
-      await tx.query(`LOCK TABLE "${schemaOf(name)}"."tabToDo" IN ACCESS EXCLUSIVE MODE`);
-      locked();
-      await blocked;
-    });
+    const lock = await holdTableLock(a.url, `"${schemaOf(name)}"."tabToDo"`);
     try {
-      await lockTaken;
       specPatch(name, { cluster: 'b' });
       await eventually('Moving', () => (seen.at(-1)?.reason === 'Moving' && /copying/.test(seen.at(-1)!.message) ? true : undefined));
 
@@ -228,9 +217,7 @@ describe.skipIf(!available.ok)('the Tenant operator moves a tenant when spec.clu
       expect(await clusterInDirectory(name)).toBe('a');
       specPatch(name, { cluster: 'default' });
     } finally {
-      unblock();
-      await holding;
-      await blocker.close();
+      await lock.release();
     }
 
     // The move to b is recorded unfinished: a move elsewhere waits for it, saying so.

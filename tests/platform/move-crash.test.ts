@@ -6,7 +6,7 @@ import { createTenant } from '@quire/tenancy';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_RIGHTS, ORDER_LINE, SALES_ORDER } from '../support/doctypes';
-import { createPgCluster, pgClustersAvailable, type PgCluster } from '../support/pg-clusters';
+import { createPgCluster, makeAll, pgClustersAvailable, type PgCluster } from '../support/pg-clusters';
 import { quireJson, ROOT, spawnQuire, type Spawned } from '../support/process';
 import { call, startTestServer, type CallOptions, type CallResult, type TestServer } from '../support/server';
 import { until } from '../support/until';
@@ -100,21 +100,11 @@ describe.skipIf(!available.ok)('tenant move killed mid-way', () => {
   };
 
   beforeAll(async () => {
-    const track = <T>(making: Promise<T>, undo: (made: T) => Promise<unknown>): Promise<T> =>
-      making.then((made) => {
-        cleanups.push(() => undo(made));
-        return made;
-      });
-    const made = await Promise.allSettled([
-      track(freshDatabase(), (d) => d.drop()),
-      track(createPgCluster(), (c) => c.stop()),
-      track(createPgCluster(), (c) => c.stop()),
+    [platformDb, a, b] = await makeAll<[FreshDatabase, PgCluster, PgCluster]>(cleanups, [
+      { make: freshDatabase, undo: (d) => d.drop() },
+      { make: createPgCluster, undo: (c) => c.stop() },
+      { make: createPgCluster, undo: (c) => c.stop() },
     ]);
-    const [d, c1, c2] = made;
-    if (d.status !== 'fulfilled' || c1.status !== 'fulfilled' || c2.status !== 'fulfilled') {
-      throw new Error(`could not make the databases: ${made.map((m) => (m.status === 'rejected' ? String(m.reason) : 'ok')).join(', ')}`);
-    }
-    [platformDb, a, b] = [d.value, c1.value, c2.value];
     onA = new PgDatabase({ connectionString: a.url, poolSize: 4 });
     onB = new PgDatabase({ connectionString: b.url, poolSize: 4 });
     cleanups.push(

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PgDatabase } from '@quire/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgCluster, pgClustersAvailable, type PgCluster } from '../support/pg-clusters';
+import { createPgCluster, holdTableLock, pgClustersAvailable, type PgCluster } from '../support/pg-clusters';
 import { quireJson, ROOT, spawnQuire } from '../support/process';
 import { call, startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/until';
@@ -164,27 +164,14 @@ describe.skipIf(!available.ok)('tenant move', () => {
       SELECT 'bulk-' || g, 'row ' || g, 'Open', now(), now(), 'Administrator', 'Administrator' FROM generate_series(1, 5000) g`,
     );
     // The first mover is kept at its start (making the publication waits for this lock); it holds the tenant's move lock.
-    const blocker = new PgDatabase({ connectionString: b.url, poolSize: 1 });
-    let unblock = () => {};
-    const blocked = new Promise<void>((resolve) => (unblock = resolve));
-    let locked = () => {};
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holding = blocker.transaction(async (tx) => {
-      await tx.query(`SET LOCAL statement_timeout = 0`);
-      await tx.query(`LOCK TABLE "${schema}"."tabToDo" IN ACCESS EXCLUSIVE MODE`);
-      locked();
-      await blocked;
-    });
-    await lockTaken;
+    const lock = await holdTableLock(b.url, `"${schema}"."tabToDo"`);
     const first = spawnQuire(['tenant', 'move', name, '--to', 'c'], env());
     await first.waitFor(/copying the schema/, 60_000);
     const second = await quire('tenant', 'move', name, '--to', 'c');
     expect(second.code).not.toBe(0);
     expect(String(second.json.error?.message)).toMatch(/Another move of this tenant is running/);
     await first.stop('SIGKILL');
-    unblock();
-    await holding;
-    await blocker.close();
+    await lock.release();
     // Still served from b meanwhile.
     expect((await call(server.url, name, 'GET', '/api/resource/ToDo', { auth })).status).toBe(200);
     const elsewhere = await quire('tenant', 'move', name, '--to', 'default');

@@ -213,3 +213,49 @@ function accessible(file: string, mode: number): boolean {
     return false;
   }
 }
+
+/**
+ * Holds an ACCESS EXCLUSIVE lock on `table` (schema-qualified, quoted) of the database at `url`
+ * until `release()`: a move that needs the table waits at its start. Resolves once the lock is held.
+ */
+export async function holdTableLock(url: string, table: string): Promise<{ release(): Promise<void> }> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    await db.query('BEGIN');
+    await db.query('SET LOCAL statement_timeout = 0');
+    await db.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+  } catch (e) {
+    await db.end().catch(() => {});
+    throw e;
+  }
+  return {
+    async release() {
+      await db.query('ROLLBACK').catch(() => {});
+      await db.end().catch(() => {});
+    },
+  };
+}
+
+/**
+ * Makes everything in `makers` at once. What was made is registered in `cleanups` (its undo, in the
+ * order made) even when another maker fails, so the file's afterAll removes it; a failure is thrown
+ * naming each maker's outcome.
+ */
+export async function makeAll<T extends readonly unknown[]>(
+  cleanups: Array<() => Promise<unknown>>,
+  makers: { [K in keyof T]: { make: () => Promise<T[K]>; undo: (made: T[K]) => Promise<unknown> } },
+): Promise<T> {
+  const made = await Promise.allSettled(
+    makers.map(({ make, undo }) =>
+      make().then((value) => {
+        cleanups.push(() => undo(value));
+        return value;
+      }),
+    ),
+  );
+  if (made.some((m) => m.status === 'rejected')) {
+    throw new Error(`could not make the databases: ${made.map((m) => (m.status === 'rejected' ? String(m.reason) : 'ok')).join(', ')}`);
+  }
+  return made.map((m) => (m as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}

@@ -3,7 +3,7 @@ import { PgDatabase } from '@quire/db';
 import { parseCidrList, QueueProducer } from '@quire/webhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
-import { createPgCluster, pgClustersAvailable, type PgCluster } from '../support/pg-clusters';
+import { createPgCluster, makeAll, pgClustersAvailable, type PgCluster } from '../support/pg-clusters';
 import { quireJson } from '../support/process';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { call, startTestServer, type CallOptions, type CallResult, type TestServer } from '../support/server';
@@ -37,21 +37,11 @@ describe.skipIf(!available.ok)('webhooks on several clusters', () => {
   const cleanups: Array<() => Promise<unknown>> = [];
 
   beforeAll(async () => {
-    const track = <T>(making: Promise<T>, undo: (made: T) => Promise<unknown>): Promise<T> =>
-      making.then((made) => {
-        cleanups.push(() => undo(made));
-        return made;
-      });
-    const made = await Promise.allSettled([
-      track(freshDatabase(), (d) => d.drop()),
-      track(createPgCluster(), (c) => c.stop()),
-      track(createPgCluster(), (c) => c.stop()),
+    [platformDb, b, gone] = await makeAll<[FreshDatabase, PgCluster, PgCluster]>(cleanups, [
+      { make: freshDatabase, undo: (d) => d.drop() },
+      { make: createPgCluster, undo: (c) => c.stop() },
+      { make: createPgCluster, undo: (c) => c.stop() },
     ]);
-    const [d, c1, c2] = made;
-    if (d.status !== 'fulfilled' || c1.status !== 'fulfilled' || c2.status !== 'fulfilled') {
-      throw new Error(`could not make the databases: ${made.map((m) => (m.status === 'rejected' ? String(m.reason) : 'ok')).join(', ')}`);
-    }
-    [platformDb, b, gone] = [d.value, c1.value, c2.value];
     receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     onB = new PgDatabase({ connectionString: b.url, poolSize: 2 });
