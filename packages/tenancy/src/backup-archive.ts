@@ -106,7 +106,7 @@ function signed(hmac: ReturnType<typeof createHmac>, line: string): string {
 }
 
 /** The archive cannot be restored: not ours, altered, cut short, or not a backup at all. */
-function unreadable(message: string): FrappeError {
+export function invalidBackup(message: string): FrappeError {
   return new ValidationError(message, { title: 'Invalid Backup' });
 }
 
@@ -119,8 +119,8 @@ async function* rawLines(file: string): AsyncGenerator<string> {
     for await (const line of lines) yield line;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ValidationError(`No backup at ${file}`, { title: 'Invalid Backup' });
-    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') throw unreadable(`${file} is not a Quire tenant backup, or it is damaged (gzip: ${code})`);
+    if (code === 'ENOENT') throw invalidBackup(`No backup at ${file}`);
+    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') throw invalidBackup(`${file} is not a Quire tenant backup, or it is damaged (gzip: ${code})`);
     throw e;
   }
 }
@@ -130,10 +130,10 @@ function parseRecord(line: string): BackupRecord {
   try {
     json = JSON.parse(line);
   } catch {
-    throw unreadable('The backup has a line that is not JSON where a record should be');
+    throw invalidBackup('The backup has a line that is not JSON where a record should be');
   }
   const parsed = BackupRecord.safeParse(json);
-  if (!parsed.success) throw unreadable(`The backup has a record this version does not know: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success) throw invalidBackup(`The backup has a record this version does not know: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }
 
@@ -149,20 +149,22 @@ export async function verifyArchive(file: string, secrets: SecretBox): Promise<B
     if (last !== undefined) hmac.update(`${last}\n`);
     if (manifest === undefined) {
       const first = parseRecord(line);
-      if (first.kind !== 'manifest') throw unreadable('The backup does not begin with its manifest');
+      if (first.kind !== 'manifest') throw invalidBackup('The backup does not begin with its manifest');
       if (first.keyId !== keyIdOf(secrets)) {
-        throw unreadable(`This backup was made by another platform (or under another QUIRE_ENCRYPTION_KEY): restore it where the key it was made with is set`);
+        throw invalidBackup(
+          `This backup was made by another platform (or under another QUIRE_ENCRYPTION_KEY): restore it where the key it was made with is set`,
+        );
       }
       manifest = first;
     }
     last = line;
   }
-  if (manifest === undefined || last === undefined) throw unreadable(`${file} is empty`);
+  if (manifest === undefined || last === undefined) throw invalidBackup(`${file} is empty`);
   const signature = z.object({ kind: z.literal('signature'), hmac: z.string() }).safeParse(safeJson(last));
-  if (!signature.success) throw unreadable('The backup is cut short: it has no signature at its end');
+  if (!signature.success) throw invalidBackup('The backup is cut short: it has no signature at its end');
   const expected = hmac.digest();
   const given = Buffer.from(signature.data.hmac, 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unreadable('The backup was altered or damaged after it was made');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidBackup('The backup was altered or damaged after it was made');
   return manifest;
 }
 
@@ -189,7 +191,7 @@ export async function* readArchive(file: string): AsyncGenerator<ArchiveLine> {
         continue;
       }
       const payload = await lines.next();
-      if (payload.done) throw unreadable('The backup is cut short inside a record');
+      if (payload.done) throw invalidBackup('The backup is cut short inside a record');
       yield { record, payload: payload.value };
     }
   } finally {

@@ -4,7 +4,7 @@ import { SESSIONS_TABLE } from '@quire/auth';
 import { ident, pgErrorInfo, PG, publishInvalidation, qualified, type Database, type Queryable, type Transaction } from '@quire/db';
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { contentTypeOf, fileKey, fileKeyOfUrl } from '@quire/files';
-import { readArchive, verifyArchive, type BackupManifest } from './backup-archive';
+import { invalidBackup, readArchive, verifyArchive, type BackupManifest } from './backup-archive';
 import { setStableOutput, tableDigest } from './backup';
 import { DEFAULT_CLUSTER, placeTenant } from './clusters';
 import { filePurgePending } from './file-purge';
@@ -304,9 +304,7 @@ async function checkDigests(q: Queryable, schema: string, expected: ReadonlyMap<
   for (const [table, want] of expected) {
     const got = await tableDigest(q, schema, table);
     if (got.digest !== want.digest) {
-      throw new ValidationError(`Table ${table} does not read back as the backup has it (${got.rows} rows restored of ${want.rows}): nothing was restored`, {
-        title: 'Invalid Backup',
-      });
+      throw invalidBackup(`Table ${table} does not read back as the backup has it (${got.rows} rows restored of ${want.rows}): nothing was restored`);
     }
     rows += got.rows;
   }
@@ -316,11 +314,10 @@ async function checkDigests(q: Queryable, schema: string, expected: ReadonlyMap<
 /** A file's bytes, checked against the backup's size and SHA-256, under the tenant's key. */
 async function putFile(platform: Platform, schema: string, record: { path: string; size: number; sha256: string }, base64: string): Promise<void> {
   const match = /^(public|private)\/files\/([^/]+)$/.exec(record.path);
-  if (!match?.[1] || !match[2])
-    throw new ValidationError(`The backup names a file at ${JSON.stringify(record.path)}, which no upload makes`, { title: 'Invalid Backup' });
+  if (!match?.[1] || !match[2]) throw invalidBackup(`The backup names a file at ${JSON.stringify(record.path)}, which no upload makes`);
   const data = Buffer.from(base64, 'base64');
   if (data.length !== record.size || createHash('sha256').update(data).digest('hex') !== record.sha256) {
-    throw new ValidationError(`File ${record.path} in the backup is damaged`, { title: 'Invalid Backup' });
+    throw invalidBackup(`File ${record.path} in the backup is damaged`);
   }
   await platform.files.put(fileKey(schema, match[1] === 'private', match[2]), data, contentTypeOf(match[2]));
 }
