@@ -21,16 +21,18 @@ import {
 import { QueueProducer } from '@quire/webhooks';
 import type { OperatorService } from '@quire/operator-service';
 import type { WebhooksService } from '@quire/webhooks-service';
+import type { WorkerService } from '@quire/worker-service';
+import { JobsWakeProducer } from '@quire/jobs';
 import pino, { type Logger } from 'pino';
 import type { RuntimeConfig } from './config';
 import { ClusterHealth } from './cluster-health';
 import { addReadinessChecks } from './readiness-checks';
 
 /** The services one process can run. */
-export const SERVICES = ['api', 'webhooks', 'auth', 'operator'] as const;
+export const SERVICES = ['api', 'webhooks', 'auth', 'operator', 'worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 /** What `quire serve` with none named runs: everything but the Tenant operator, which needs a Kubernetes API server. */
-export const ALL_IN_ONE = ['api', 'webhooks', 'auth'] as const satisfies readonly ServiceName[];
+export const ALL_IN_ONE = ['api', 'webhooks', 'auth', 'worker'] as const satisfies readonly ServiceName[];
 
 /** The operations port when METRICS_PORT is unset (the OpenTelemetry Prometheus exporter's). */
 const DEFAULT_METRICS_PORT = 9464;
@@ -71,6 +73,8 @@ export interface Runtime {
   readonly webhooks: WebhooksService | undefined;
   /** The Tenant operator (`quire serve operator`). */
   readonly operator: OperatorService | undefined;
+  /** Background jobs (`quire serve worker`). */
+  readonly worker: WorkerService | undefined;
   /** Metrics and readiness of a serving process, and its operations port (/metrics, /healthz, /readyz). */
   readonly ops: ServiceOperations | undefined;
   readonly operations: Listening | undefined;
@@ -142,13 +146,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
     const queuePrefix = config.webhooks.queuePrefix ?? `quire:${await loadDeploymentId(db)}`;
     closers.push(wakeQueueOnCommit(platform, config, queuePrefix));
+    closers.push(wakeWorkersOnEnqueue(platform, config, queuePrefix));
     let ops: ServiceOperations | undefined;
     let operations: Listening | undefined;
     if (serve.size > 0) {
       const { ops: serviceOps, closeChecks } = operationsOf(platform, config);
       ops = serviceOps;
       closers.push(closeChecks);
-      const port = config.platform.metricsPort ?? (serve.size === 1 && serve.has('webhooks') ? config.webhooks.port : undefined) ?? DEFAULT_METRICS_PORT;
+      const alone = serve.size === 1 ? [...serve][0] : undefined;
+      const ownPort = alone === 'webhooks' ? config.webhooks.port : alone === 'worker' ? config.worker.port : undefined;
+      const port = config.platform.metricsPort ?? ownPort ?? DEFAULT_METRICS_PORT;
       const listener = operationsListener(ops.metrics.registry, ops.readiness);
       const listening = await listen(listener, { port }).catch(async (e: unknown) => {
         if (!options.metricsPortFallback || config.platform.metricsPort !== undefined || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
@@ -285,9 +292,25 @@ function wakeQueueOnCommit(platform: Platform, config: RuntimeConfig, prefix: st
   };
 }
 
-type StartedServices = { -readonly [K in 'api' | 'auth' | 'authMount' | 'webhooks' | 'operator']: Runtime[K] };
+/**
+ * With Redis, every process that enqueues jobs (API, CLI) wakes the deployment's workers after
+ * commit; they run the jobs (this process never does). Without Redis the in-process runner (the
+ * worker service here) is woken by the enqueues themselves.
+ */
+function wakeWorkersOnEnqueue(platform: Platform, config: RuntimeConfig, prefix: string): () => Promise<void> {
+  const redisUrl = config.worker.redisUrl;
+  if (!redisUrl) return async () => {};
+  let producer: JobsWakeProducer | undefined;
+  const unsubscribe = platform.jobs.onEnqueued(() => (producer ??= new JobsWakeProducer(redisUrl, prefix)).notify());
+  return async () => {
+    unsubscribe();
+    await producer?.close();
+  };
+}
 
-const NOT_STARTED: StartedServices = { api: undefined, auth: undefined, authMount: undefined, webhooks: undefined, operator: undefined };
+type StartedServices = { -readonly [K in 'api' | 'auth' | 'authMount' | 'webhooks' | 'operator' | 'worker']: Runtime[K] };
+
+const NOT_STARTED: StartedServices = { api: undefined, auth: undefined, authMount: undefined, webhooks: undefined, operator: undefined, worker: undefined };
 
 /** Starts services in dependency order, each added to `closers` as soon as it runs; auth shares the API's port when both run here. */
 async function startServices(
@@ -307,6 +330,17 @@ async function startServices(
     const webhooks = startWebhooksService(platform, config.webhooks, child('webhooks'), ops, queuePrefix);
     started.webhooks = webhooks;
     closers.push((ms) => webhooks.close(ms));
+  }
+  if (serve.has('worker')) {
+    const { startWorkerService } = await import('@quire/worker-service');
+    const methodSettings = {
+      maxPageLength: config.api.maxPageLength,
+      sessionExpirySeconds: platform.sessionExpirySeconds,
+      maxFileSize: config.api.maxFileSize,
+    };
+    const worker = startWorkerService(platform, config.worker, methodSettings, child('worker'), ops, queuePrefix);
+    started.worker = worker;
+    closers.push((ms) => worker.close(ms));
   }
   if (serve.has('auth')) {
     const { createAuthMount, startAuthService } = await import('@quire/auth-service');

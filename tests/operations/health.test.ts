@@ -43,6 +43,12 @@ async function serve(service: 'api' | 'auth' | 'webhooks', env: Record<string, s
 
 const get = (port: number, path: string, host = 'no-such-tenant.example') => rawRequest({ port, path, host });
 
+/** `get` to a spawned process; a refused connection says how the process ended and what it printed. */
+const getFrom = (p: Spawned, port: number, path: string) =>
+  get(port, path).catch((e: unknown) => {
+    throw new Error(`${String(e)}; exit code ${p.child.exitCode}, signal ${p.child.signalCode}: ${p.stdout()}${p.stderr()}`);
+  });
+
 describe('health and readiness', () => {
   it('the api answers /healthz and /readyz on its main port for any Host and on the operations port; /readyz follows the database', async () => {
     const target = new URL(databaseUrl());
@@ -63,18 +69,18 @@ describe('health and readiness', () => {
 
       proxy.cut();
       const down = await until(
-        () => get(api.opsPort, '/readyz'),
+        () => getFrom(api.p, api.opsPort, '/readyz'),
         (r) => r.status === 503,
         15_000,
       );
       expect(down.status).toBe(503);
       expect(down.body).toMatchObject({ status: 'unready', checks: { database: 'unreachable' } });
-      expect((await get(mainPort, '/readyz')).status).toBe(503);
-      expect((await get(mainPort, '/healthz')).status).toBe(200); // liveness never depends on the database
+      expect((await getFrom(api.p, mainPort, '/readyz')).status).toBe(503);
+      expect((await getFrom(api.p, mainPort, '/healthz')).status).toBe(200); // liveness never depends on the database
 
       proxy.restore();
       const up = await until(
-        () => get(api.opsPort, '/readyz'),
+        () => getFrom(api.p, api.opsPort, '/readyz'),
         (r) => r.status === 200,
         15_000,
       );

@@ -11,6 +11,8 @@ export interface Spawned {
   child: ChildProcess;
   /** Everything printed on stdout so far. */
   stdout(): string;
+  /** Everything printed on stderr so far. */
+  stderr(): string;
   /** Resolves with the first match of `pattern` in stdout (rejects if the process exits first or after `ms`). */
   waitFor(pattern: RegExp, ms?: number): Promise<RegExpExecArray>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -31,6 +33,7 @@ export function spawnQuire(args: string[], env: NodeJS.ProcessEnv): Spawned {
   return {
     child,
     stdout: () => out,
+    stderr: () => err,
     waitFor(pattern, ms = 30_000) {
       return new Promise((resolve, reject) => {
         const started = Date.now();

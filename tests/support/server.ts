@@ -9,6 +9,7 @@ import { loadOperatorConfig } from '@quire/operator-service';
 import { createRuntime, type ServiceName } from '@quire/runtime';
 import { createTenant, type CreatedTenant, type Platform } from '@quire/tenancy';
 import type { WebhooksConfig, WebhooksService } from '@quire/webhooks-service';
+import type { WorkerConfig, WorkerService } from '@quire/worker-service';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { throughPooler } from './database-env';
@@ -25,6 +26,7 @@ export interface TestServer {
   db: Database;
   /** The in-process webhook delivery, when the server was started with `webhooks`. */
   webhooks: WebhooksService | undefined;
+  worker: WorkerService | undefined;
   /** The OAuth service mounted in front of the API, when the server was started with `auth`. */
   auth: AuthMount | undefined;
   /** The operations port: /metrics, /healthz, /readyz. */
@@ -96,6 +98,8 @@ export interface ServerOptions {
   filesDir?: string;
   /** Serve the OAuth service in the same process (the `npm start` mode), with these settings. */
   auth?: true | Partial<Pick<AuthConfig, 'accessTokenTtl' | 'refreshTokenTtl' | 'codeTtl'>>;
+  /** Run background jobs in this process (in-process without `redisUrl`, BullMQ with it), with these settings. */
+  worker?: true | Partial<WorkerConfig>;
 }
 
 /** The environment a test server's platform settings are read from (through the real config loader). */
@@ -125,7 +129,12 @@ export function platformEnv(options: ServerOptions = {}): NodeJS.ProcessEnv {
 
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
   const platform = loadPlatformConfig(platformEnv(options));
-  const serve: ServiceName[] = ['api', ...(options.webhooks ? (['webhooks'] as const) : []), ...(options.auth ? (['auth'] as const) : [])];
+  const serve: ServiceName[] = [
+    'api',
+    ...(options.webhooks ? (['webhooks'] as const) : []),
+    ...(options.auth ? (['auth'] as const) : []),
+    ...(options.worker ? (['worker'] as const) : []),
+  ];
   const rt = await createRuntime({
     name: 'quire-test',
     serve,
@@ -157,6 +166,15 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       },
       auth: { platform, port: 0, accessTokenTtl: 3600, refreshTokenTtl: 86_400, codeTtl: 60, ...(options.auth === true ? {} : options.auth) },
       operator: loadOperatorConfig({}),
+      worker: {
+        redisUrl: undefined,
+        concurrency: 4,
+        queueWindow: 32,
+        sweepIntervalMs: 200,
+        lockMs: 30_000,
+        port: 0,
+        ...(options.worker === true ? {} : options.worker),
+      },
     },
   });
   const port = rt.api!.port;
@@ -172,6 +190,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       return { ...created, auth, call: (method, path, o = {}) => call(url, created.name, method, path, { auth, ...o }) };
     },
     webhooks: rt.webhooks,
+    worker: rt.worker,
     auth: rt.authMount,
     opsUrl: `http://127.0.0.1:${rt.operations?.port ?? 0}`,
     close: () => rt.close(),

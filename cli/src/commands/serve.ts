@@ -5,7 +5,7 @@ import { DEMO_TENANT, demoCredentialsFile, ensureDemoTenant } from './demo';
 
 /** What a person starting the service reads: where it listens, and on a first embedded start a curl line that works. */
 async function banner(rt: Runtime): Promise<string[]> {
-  const { config, api, auth, authMount, webhooks, operator, operations } = rt;
+  const { config, api, auth, authMount, webhooks, worker, operator, operations } = rt;
   const lines: string[] = [];
   if (api) {
     const embedded = !config.platform.databaseUrl;
@@ -34,6 +34,7 @@ async function banner(rt: Runtime): Promise<string[]> {
     const mode = config.webhooks.redisUrl ? 'BullMQ on REDIS_URL' : 'in-process, from the outbox';
     lines.push(`Quire webhooks delivering (${mode})`);
   }
+  if (worker) lines.push(`Quire worker running background jobs (${config.worker.redisUrl ? 'BullMQ on REDIS_URL' : 'in-process, from the jobs table'})`);
   if (operator)
     lines.push(
       `Quire Tenant operator watching namespace ${operator.namespace} (${operator.controller.isLeader ? 'leader' : 'standby until it holds the Lease'})`,
@@ -43,7 +44,7 @@ async function banner(rt: Runtime): Promise<string[]> {
 }
 
 /**
- * `quire serve [api|webhooks|auth|operator]`: one service, or (no argument, `npm start`) api, webhooks and auth in
+ * `quire serve [api|webhooks|auth|operator|worker]`: one service, or (no argument, `npm start`) api, webhooks and auth in
  * this process, the auth routes then answered on the API's port. A single service (a cluster's
  * Deployment) never migrates: it waits for `quire migrate`. SIGTERM or SIGINT stops it gracefully
  * (unready, SHUTDOWN_DELAY_MS, drain within SHUTDOWN_TIMEOUT_MS, exit 0); a second signal stops it now.

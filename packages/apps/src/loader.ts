@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ControllerRegistry, type DocController } from '@quire/documents';
 import { parseDefinition, type DocTypeDefinition } from '@quire/meta';
-import { isDocMethod, whitelistedOf, type WhitelistedDocMethod, type WhitelistedMethod } from './whitelist';
+import { isDocMethod, whitelistedOf, type MethodFunction, type WhitelistedDocMethod, type WhitelistedMethod } from './whitelist';
 
 /**
  * An app is a folder laid out like a Frappe app: `<module>/doctype/<name>/<name>.json` defines a
@@ -26,8 +26,11 @@ export interface LoadedApps {
   modules: Array<{ app: string; module: string }>;
   controllers: ControllerRegistry;
   methods: ReadonlyMap<string, WhitelistedMethod>;
-  /** Every exported function's dotted path, whitelisted or not (a call to one that is not is a 403, not a 417). */
-  functions: ReadonlySet<string>;
+  /**
+   * Every exported function by its dotted path, whitelisted or not: a call over HTTP to one that is
+   * not is a 403, not a 417; any of them may be enqueued as a background job (`fn(kwargs, ctx)`).
+   */
+  functions: ReadonlyMap<string, MethodFunction>;
   /** Document methods by DocType (`*`: every DocType), for run_method. */
   docMethods: ReadonlyMap<string, ReadonlyMap<string, WhitelistedDocMethod>>;
   /** The dotted path of each standard DocType's controller module (`User` -> `frappe.core.doctype.user.user`), for /api/v2/method/<doctype>/<method>. */
@@ -70,7 +73,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
   const modules: LoadedApps['modules'] = [];
   const controllers: Array<readonly [string, DocController]> = [];
   const methods = new Map<string, WhitelistedMethod>();
-  const functions = new Set<string>();
+  const functions = new Map<string, MethodFunction>();
   const docMethods = new Map<string, Map<string, WhitelistedDocMethod>>();
   const controllerModules = new Map<string, string>();
   const addDocMethods = (doctype: string, exported: unknown) => {
@@ -106,7 +109,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
         .filter((p) => p !== '__init__');
       const dotted = [app.name, ...modulePath].join('.');
       for (const [exported, value] of Object.entries(mod)) {
-        if (typeof value === 'function') functions.add(`${dotted}.${exported}`);
+        if (typeof value === 'function') functions.set(`${dotted}.${exported}`, value as MethodFunction);
         const method = whitelistedOf(value);
         if (method) methods.set(`${dotted}.${exported}`, method);
       }

@@ -1,4 +1,4 @@
-import type { DocContext, FileStore } from '@quire/documents';
+import type { DocContext, FileStore, JobEnqueueing } from '@quire/documents';
 import type { RateLimitRule } from '@quire/limits';
 import type { ZodType } from 'zod';
 
@@ -78,8 +78,8 @@ export interface MethodResponse {
   msgprint(message: string, title?: string): void;
 }
 
-/** What a method receives besides its arguments. */
-export interface MethodContext {
+/** What a method receives besides its arguments; `enqueue` and `enqueueDoc` are frappe.enqueue and enqueue_doc. */
+export interface MethodContext extends JobEnqueueing {
   doc: DocContext;
   /**
    * The tenant's own URL, for links sent outside the request (emails): its `host_name` setting, else

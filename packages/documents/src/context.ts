@@ -23,6 +23,49 @@ export interface DocContext {
   secrets: SecretBox;
   /** What the tenant's plan still allows (database size, users, file storage); absent, nothing is limited. */
   quota?: WriteQuota | undefined;
+  /** Where background jobs are enqueued (Frappe's frappe.enqueue); absent, enqueueing is refused. */
+  jobs?: JobEnqueuer | undefined;
+}
+
+/** Frappe's queues, by their short names; each has its own default timeout (300, 300 and 1,500 s). */
+export type JobQueueName = 'short' | 'default' | 'long';
+
+/** frappe.enqueue's options, as an app passes them. */
+export interface EnqueueOptions {
+  queue?: JobQueueName;
+  /** Seconds the job may run; the queue's default otherwise. */
+  timeout?: number;
+  /** While a job with this id is queued or running, enqueueing another with it does nothing (Frappe's `job_id` with `deduplicate`). */
+  jobId?: string;
+  /**
+   * Outside a transaction, hold the job until the call that enqueued it (a method) has returned
+   * without error; inside one, the job is written with the transaction whatever this says (a
+   * rolled-back transaction never runs it, a committed one never loses it).
+   */
+  enqueueAfterCommit?: boolean;
+  /** Ahead of the queue's other jobs of the same tenant. */
+  atFront?: boolean;
+  /** Times the job is tried again after failing (none by default, as in Frappe); each wait doubles from `backoffSeconds`. */
+  retries?: number;
+  backoffSeconds?: number;
+  /** The function's arguments (JSON). */
+  kwargs?: Record<string, unknown>;
+}
+
+/** What enqueueing answers: the job's id, or that a job with the same `jobId` is already queued or running. */
+export interface Enqueued {
+  id: string;
+  /** False when deduplicated: `id` is then the job already waiting or running. */
+  created: boolean;
+}
+
+/** What a job is: a function by its dotted path, or a document method (run_doc_method). */
+export type JobTarget = { kind: 'function'; method: string } | { kind: 'doc_method'; doctype: string; name: string; method: string };
+
+/** Writes jobs for one platform: in `ctx.db`'s transaction when it is one, else at once. */
+export interface JobEnqueuer {
+  /** `id`: the job's id when the caller already gave it out (a held job); a new one otherwise. */
+  enqueue(ctx: DocContext, target: JobTarget, options: EnqueueOptions, id?: string): Promise<Enqueued>;
 }
 
 /** A tenant's plan, asked before it grows: each call throws QuotaExceededError when the plan allows no more. */

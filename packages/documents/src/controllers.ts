@@ -1,6 +1,7 @@
 import type { Transaction } from '@quire/db';
 import type { Meta } from '@quire/meta';
 import type { DocContext, DocData, WriteFlags } from './context';
+import type { JobEnqueueing } from './jobs';
 
 /** Frappe's controller hooks, in the order the lifecycle runs them (frappe-wire.md §5). */
 export const HOOKS = [
@@ -25,7 +26,8 @@ export const HOOKS = [
 
 export type HookName = (typeof HOOKS)[number];
 
-export interface HookArgs {
+/** `enqueue` and `enqueueDoc` write the job in the hook's transaction: a rolled-back write never runs it. */
+export interface HookArgs extends JobEnqueueing {
   /** The document being written; hooks may change it before it is stored (before_* and validate). */
   doc: DocData;
   /** The stored version before this write; undefined on insert. */

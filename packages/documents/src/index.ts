@@ -1,4 +1,16 @@
-export type { DocContext, DocData, WriteFlags, ChangeNotifier, FileStore, WriteQuota } from './context';
+export type {
+  DocContext,
+  DocData,
+  WriteFlags,
+  ChangeNotifier,
+  FileStore,
+  WriteQuota,
+  JobEnqueuer,
+  JobQueueName,
+  JobTarget,
+  EnqueueOptions,
+  Enqueued,
+} from './context';
 export { newChildRow } from './values';
 export { ControllerRegistry, HOOKS, type DocController, type Hook, type HookArgs, type HookName } from './controllers';
 export { getDoc, docExists, insertDoc, updateDoc, deleteDoc, canRead } from './lifecycle';
@@ -12,3 +24,4 @@ export { generateKeys, recordLogin, type ApiCredentials } from './user-credentia
 export { getPassword } from './passwords';
 export { renameDoc, type RenameOptions } from './rename';
 export { documentsMigrations } from './schema';
+export { jobEnqueueing, HeldJobs, type JobEnqueueing } from './jobs';

@@ -1,3 +1,4 @@
+import { jobEnqueueing } from './jobs';
 import type { Transaction } from '@quire/db';
 import { DocstatusTransitionError, doesNotExist, TimestampMismatchError, ValidationError } from '@quire/errors';
 import { cstr } from '@quire/frappe-compat';
@@ -31,7 +32,8 @@ interface Write {
 }
 
 async function hook(w: Write, name: HookName): Promise<void> {
-  await w.ctx.controllers.run(name, { doc: w.doc, previous: w.previous, meta: w.meta, ctx: w.ctx, tx: w.tx, flags: w.flags });
+  const ctx = w.ctx;
+  await ctx.controllers.run(name, { doc: w.doc, previous: w.previous, meta: w.meta, ctx, tx: w.tx, flags: w.flags, ...jobEnqueueing(() => ctx) });
 }
 
 function requireDoc(meta: Meta, name: unknown): string | number {

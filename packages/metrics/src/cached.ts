@@ -3,8 +3,11 @@
  * is scraped, and each would otherwise query on each scrape). A read that fails or takes longer
  * than `timeoutMs` keeps the last value, so a slow database never stalls a scrape.
  */
-export function cachedReading(read: () => Promise<number>, ttlMs = 15_000, timeoutMs = 2_000): () => Promise<number> {
-  let value = 0;
+export function cachedReading(read: () => Promise<number>, ttlMs?: number, timeoutMs?: number): () => Promise<number>;
+/** …of any type: `initial` until the first read lands. */
+export function cachedReading<T>(read: () => Promise<T>, ttlMs: number, timeoutMs: number, initial: T): () => Promise<T>;
+export function cachedReading<T>(read: () => Promise<T>, ttlMs = 15_000, timeoutMs = 2_000, initial: T = 0 as T): () => Promise<T> {
+  let value = initial;
   let readAt = -Infinity;
   let pending: Promise<void> | undefined;
   return async () => {

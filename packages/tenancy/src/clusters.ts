@@ -3,6 +3,7 @@ import type { SecretBox } from '@quire/auth';
 import { runMigrations, type Database, type Migration, type Queryable, type TenantDatabases } from '@quire/db';
 import { ValidationError } from '@quire/errors';
 import { createOutboxTable } from '@quire/webhooks';
+import { createJobsTable } from '@quire/jobs';
 import { createMoveObjects } from './move';
 import { createSparesTable, createTemplatesTable } from './release-schemas';
 
@@ -143,6 +144,13 @@ export const clusterMigrations: readonly Migration[] = [
     id: 'cluster:0002_moves',
     async up(q) {
       await createMoveObjects(q);
+    },
+  },
+  {
+    /** Background jobs of the tenants here (@quire/jobs). */
+    id: 'cluster:0003_jobs',
+    async up(q) {
+      await createJobsTable(q);
     },
   },
 ];

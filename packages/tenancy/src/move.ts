@@ -352,13 +352,25 @@ async function seal(ctx: MoveContext): Promise<{ writesHeldFrom: number; rows: n
           [schema],
         );
         const { rows: events } = await tx.query<Record<string, unknown>>(`SELECT * FROM quire.webhook_events WHERE "tenant" = $1`, [move.tenant]);
+        // Jobs move with their tenant; one handed to a queue here waits again there (its queue entry
+        // names this cluster: run there, it finds no row and is skipped).
+        const { rows: jobs } = await tx.query<Record<string, unknown>>(
+          `SELECT * FROM quire.jobs WHERE "tenant" = $1 AND "status" IN ('queued', 'started') FOR UPDATE`,
+          [move.tenant],
+        );
         await target.transaction(async (ttx) => {
           for (const s of sequences) {
             if (s.value !== null) await ttx.query(`SELECT setval($1::regclass, $2::bigint, $3)`, [`${ident(schema)}.${ident(s.name)}`, s.value, s.called]);
           }
           await copyRows(ttx, 'quire.webhook_events', events);
+          await copyRows(
+            ttx,
+            'quire.jobs',
+            jobs.map((j) => ({ ...j, status: 'queued', dispatched_at: null, lease_until: null })),
+          );
         });
         await tx.query(`DELETE FROM quire.webhook_events WHERE "tenant" = $1`, [move.tenant]);
+        await tx.query(`DELETE FROM quire.jobs WHERE "tenant" = $1`, [move.tenant]);
         await tx.script(
           tables
             .map(

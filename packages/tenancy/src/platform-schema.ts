@@ -5,6 +5,7 @@ import { createFilePurgesTable } from './file-purge';
 import { createSparesTable, createTemplatesTable } from './release-schemas';
 import { createMoveObjects, createTenantMovesTable } from './move';
 import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
+import { createJobsTable } from '@quire/jobs';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
 export const PLATFORM_SCHEMA = 'quire';
@@ -156,6 +157,13 @@ export const platformMigrations: readonly Migration[] = [
     async up(q) {
       await createTenantMovesTable(q);
       await createMoveObjects(q);
+    },
+  },
+  {
+    /** Background jobs (@quire/jobs), beside the webhook outbox: a job commits with what enqueued it. */
+    id: '0015_jobs',
+    async up(q) {
+      await createJobsTable(q);
     },
   },
 ];

@@ -1,3 +1,4 @@
+import { JobOutbox } from '@quire/jobs';
 import type { LoadedApps } from '@quire/apps';
 import { ApiKeyAuthenticator, SessionAuthenticator, type SecretBox } from '@quire/auth';
 import type { PlanCatalog } from '@quire/config';
@@ -114,12 +115,15 @@ export class Platform {
   readonly clusters: Clusters;
   private readonly clusterListeners = new Map<string, Promise<Unlisten | undefined>>();
   private readonly clusterTemplates = new Map<string, TenantTemplates>();
+  /** Where every tenant's background jobs are enqueued (each on its own cluster's `quire.jobs`). */
+  readonly jobs: JobOutbox;
 
   private constructor(private readonly options: PlatformOptions) {
     this.db = options.db;
     this.apps = options.apps;
     this.files = options.files;
     this.secrets = options.secrets;
+    this.jobs = new JobOutbox(options.apps);
     this.clusters = new Clusters({
       platformDb: options.db,
       secrets: options.secrets,
@@ -368,6 +372,7 @@ export class Platform {
       files: this.files,
       secrets: this.secrets,
       quota: own.quota,
+      jobs: this.jobs,
     };
   }
 

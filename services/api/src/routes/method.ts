@@ -1,6 +1,7 @@
 import type { MethodArgs, MethodContext, MethodResponse, WhitelistedMethod } from '@quire/apps';
 import type { TenantSettings } from '../http/tenant-settings';
 import { PermissionError, ValidationError, type FrappeError } from '@quire/errors';
+import { HeldJobs, jobEnqueueing } from '@quire/documents';
 import { mergeFormFields, pythonJsonDumps } from '@quire/frappe-compat';
 import { clearCookie, setCookie } from '@quire/http';
 import { enforceRateLimits } from '@quire/limits';
@@ -102,7 +103,7 @@ export async function callMethod(deps: MethodDependencies, cmd: string, req: Req
     await enforceRateLimits(platform.rateCounter, method.rateLimit, { scope: `${res.locals.tenant.name}:${path}`, ip: req.ip ?? '', args });
   }
   const { ctx, finish } = await methodContext(deps, req, res);
-  finish(await method.fn(args, ctx));
+  await finish(await method.fn(args, ctx));
 }
 
 /** The arguments as the method's declared schema (whitelist's `args`) reads them; a mismatch is a 417 naming the argument. */
@@ -121,11 +122,13 @@ export async function methodContext(
   req: Request,
   res: Response,
   resultKey: 'message' | 'data' = 'message',
-): Promise<{ ctx: MethodContext; finish: (result: unknown) => void }> {
+): Promise<{ ctx: MethodContext; finish: (result: unknown) => Promise<void> }> {
   const { tenant, principal } = res.locals;
   const doc = await deps.platform.context(tenant, principal);
   const { response, finish } = responder(req, res, resultKey);
+  const held = new HeldJobs();
   const ctx: MethodContext = {
+    ...jobEnqueueing(() => ctx.doc, held),
     doc,
     siteUrl: deps.platform.siteUrl(tenant),
     verb: req.method,
@@ -138,7 +141,14 @@ export async function methodContext(
     },
     response,
   };
-  return { ctx, finish };
+  return {
+    ctx,
+    // Jobs held for after the method are written before it is answered: an answered call never loses them.
+    async finish(result) {
+      await held.release();
+      finish(result);
+    },
+  };
 }
 
 export function methodRouter(deps: MethodDependencies): Router {

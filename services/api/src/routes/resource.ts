@@ -194,5 +194,5 @@ export async function callDocMethod(
   const doc = await getDoc(ctx.doc, doctype, name);
   const meta = ctx.doc.meta.require(doctype);
   if (req.method !== 'GET' && !hasPermission(meta, ctx.doc.principal, 'write', doc)) throw new PermissionError('Not permitted', { title: 'Not Permitted' });
-  finish(await method.fn(doc, args, ctx));
+  await finish(await method.fn(doc, args, ctx));
 }

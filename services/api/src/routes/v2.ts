@@ -199,5 +199,5 @@ async function runDocMethodInMemory(deps: MethodDependencies, req: Request, res:
   const result = await method.fn(given, args, ctx);
   const hidden = permittedLevels(meta, ctx.doc.principal).hidden;
   res.locals.bodyExtras = { ...(res.locals.bodyExtras ?? {}), docs: [serializeDoc(ctx.doc.meta, meta, given, { includeNulls: false, hidden })] };
-  finish(result);
+  await finish(result);
 }

@@ -1,0 +1,3 @@
+export { loadWorkerConfig, type WorkerConfig } from './config';
+export { startWorkerService, type WorkerService } from './service';
+export { JobMetrics } from './metrics';

@@ -1,0 +1,103 @@
+import { hostname } from 'node:os';
+import type { MethodSettings } from '@quire/apps';
+import type { ServiceOperations } from '@quire/http';
+import { InProcessJobRunner, QueueJobRunner, readBacklog, type JobLanes, type JobRunDeps } from '@quire/jobs';
+import type { Platform } from '@quire/tenancy';
+import { platformOutboxes } from '@quire/webhooks-service';
+import type { Logger } from 'pino';
+import type { WorkerConfig } from './config';
+import { jobContexts } from './job-context';
+import { JobMetrics, type JobBacklog } from './metrics';
+
+export interface WorkerService {
+  metrics: JobMetrics;
+  /** Woken by this process's own enqueues (without Redis). */
+  wake(): void;
+  /**
+   * Takes no more jobs and lets those running finish for up to `timeoutMs`; what still runs then
+   * is left to BullMQ (its lock runs out and another worker runs it again) or, in-process, to its
+   * lease.
+   */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * `quire serve worker`: with REDIS_URL, BullMQ workers fed fairly from every cluster's jobs table
+ * (any number of these processes); without, an in-process runner doing the same picking (the
+ * all-in-one `npm start`). Metrics on the process's operations port.
+ */
+export function startWorkerService(
+  platform: Platform,
+  config: WorkerConfig,
+  methodSettings: MethodSettings,
+  logger: Logger,
+  ops: ServiceOperations,
+  queuePrefix: string,
+): WorkerService {
+  const onError = (e: unknown, cluster?: string) => logger.warn({ err: e, ...(cluster === undefined ? {} : { cluster }) }, 'background jobs problem');
+  const clusters = platformOutboxes(platform, onError);
+  const lanes: JobLanes = {
+    lanes: () => clusters.outboxes(),
+    laneOf: (cluster) => ({ cluster, db: platform.clusters.database(cluster) }),
+  };
+  const metrics = new JobMetrics(ops.metrics.registry, () => backlogOf(lanes));
+  const deps: JobRunDeps = {
+    apps: platform.apps,
+    contextFor: jobContexts(platform, methodSettings),
+    worker: `${hostname()}:${process.pid}`,
+    observe: (queue, status, seconds) => metrics.observe(queue, status, seconds),
+  };
+  if (config.redisUrl) {
+    const runner = new QueueJobRunner(lanes, deps, {
+      redisUrl: config.redisUrl,
+      prefix: queuePrefix,
+      concurrency: config.concurrency,
+      window: config.queueWindow,
+      sweepIntervalMs: config.sweepIntervalMs,
+      lockMs: config.lockMs,
+      onError,
+    });
+    runner.start();
+    return {
+      metrics,
+      wake: () => runner.wake(),
+      async close(timeoutMs = 20_000) {
+        if (!(await within(runner.close(), timeoutMs))) await runner.close(true);
+      },
+    };
+  }
+  const runner = new InProcessJobRunner(lanes, deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, onError });
+  const unsubscribe = platform.jobs.onEnqueued(() => runner.wake());
+  runner.start();
+  return {
+    metrics,
+    wake: () => runner.wake(),
+    async close(timeoutMs = 20_000) {
+      unsubscribe();
+      await within(runner.close(), timeoutMs);
+    },
+  };
+}
+
+async function backlogOf(lanes: JobLanes): Promise<JobBacklog> {
+  const out: JobBacklog = { short: { depth: 0, oldestAgeSeconds: 0 }, default: { depth: 0, oldestAgeSeconds: 0 }, long: { depth: 0, oldestAgeSeconds: 0 } };
+  for (const lane of await lanes.lanes()) {
+    for (const r of await readBacklog(lane.db).catch(() => [])) {
+      const b = (out[r.queue] ??= { depth: 0, oldestAgeSeconds: 0 });
+      b.depth += r.depth;
+      b.oldestAgeSeconds = Math.max(b.oldestAgeSeconds, r.oldestAgeSeconds);
+    }
+  }
+  return out;
+}
+
+/** Whether `work` finished within `ms` (it goes on either way). */
+async function within(work: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
