@@ -86,7 +86,7 @@ export interface ServerOptions {
   metricsTenantLabel?: boolean;
   /** Deliver webhook events in-process (the `npm start` mode). */
   webhooks?: Partial<Pick<WebhooksConfig, 'allowNets' | 'retry' | 'sweepIntervalMs' | 'concurrency' | 'leaseMarginMs'>>;
-  /** REDIS_URL (webhook wake-ups, realtime between processes) and the deployment's prefix there (servers that share one share it). */
+  /** REDIS_URL (webhook and job wake-ups, realtime between processes) and the deployment's prefix there (servers that share one share it). */
   redis?: { url: string; prefix: string };
   /** Fair admission per tenant (TENANT_MAX_CONNECTIONS, TENANT_QUEUE_LENGTH, TENANT_QUEUE_WAIT_MS); the defaults otherwise. */
   admission?: { maxConnections?: number; queueLength?: number; queueWaitMs?: number };
@@ -167,7 +167,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       auth: { platform, port: 0, accessTokenTtl: 3600, refreshTokenTtl: 86_400, codeTtl: 60, ...(options.auth === true ? {} : options.auth) },
       operator: loadOperatorConfig({}),
       worker: {
-        redisUrl: undefined,
+        redisUrl: options.redis?.url,
         concurrency: 4,
         queueWindow: 32,
         sweepIntervalMs: 200,

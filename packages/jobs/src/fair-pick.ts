@@ -71,7 +71,7 @@ export async function pickFairly(q: Queryable, queue: JobQueueName, limit: numbe
 export async function releaseLost(q: Queryable, staleSeconds: number): Promise<number> {
   const { rowCount } = await q.query(
     `UPDATE quire.jobs SET "status" = 'queued', "dispatched_at" = NULL, "lease_until" = NULL
-      WHERE ("status" = 'queued' AND "dispatched_at" < (clock_timestamp() at time zone 'utc') - make_interval(secs => $1))
+      WHERE ("status" = 'queued' AND "dispatched_at" < (clock_timestamp() at time zone 'utc') - make_interval(secs => $1::float8))
          OR ("status" = 'started' AND "lease_until" < (clock_timestamp() at time zone 'utc'))`,
     [staleSeconds],
   );
@@ -97,7 +97,7 @@ export async function deleteEnded(q: Queryable, batch = 5000): Promise<number> {
     `DELETE FROM quire.jobs WHERE "id" IN (
        SELECT "id" FROM quire.jobs
         WHERE "status" IN ('finished', 'failed', 'canceled')
-          AND "ended_at" < (clock_timestamp() at time zone 'utc') - make_interval(hours => CASE WHEN "status" = 'failed' THEN $1 ELSE $2 END)
+          AND "ended_at" < (clock_timestamp() at time zone 'utc') - make_interval(hours => CASE WHEN "status" = 'failed' THEN $1::int ELSE $2::int END)
         LIMIT $3)`,
     [KEEP_ENDED.failedHours, KEEP_ENDED.finishedHours, batch],
   );

@@ -47,6 +47,8 @@ export class QueueJobRunner {
   private readonly feeder: Feeder;
   private readonly queues = new Map<JobQueueName, Queue<QueuedJobData>>();
   private readonly workers: Worker<QueuedJobData>[] = [];
+  /** The workers' own connections (BullMQ does not close a connection it was given). */
+  private readonly workerConnections: Redis[] = [];
   private readonly subscriber: Redis;
   private readonly connection: Redis;
 
@@ -76,8 +78,10 @@ export class QueueJobRunner {
 
   start(): void {
     for (const queue of QUEUE_NAMES) {
+      const connection = this.connection.duplicate();
+      this.workerConnections.push(connection);
       const worker = new Worker<QueuedJobData>(bullQueueName(queue), (job) => this.process(job), {
-        connection: this.connection.duplicate(),
+        connection,
         prefix: this.options.prefix,
         concurrency: this.options.concurrency,
         lockDuration: this.options.lockMs,
@@ -111,6 +115,7 @@ export class QueueJobRunner {
     this.subscriber.disconnect();
     await Promise.all(this.workers.map((w) => w.close(force)));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
+    for (const c of this.workerConnections) c.disconnect();
     this.connection.disconnect();
   }
 

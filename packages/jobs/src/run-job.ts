@@ -114,7 +114,7 @@ async function recordFailure(db: Queryable, id: string, job: StartedRow, e: unkn
     const wait = job.backoff_s * 2 ** (job.attempts - 1);
     await db.query(
       `UPDATE quire.jobs SET "status" = 'queued', "dispatched_at" = NULL, "lease_until" = NULL, "error" = $2,
-              "available_at" = (clock_timestamp() at time zone 'utc') + make_interval(secs => $3)
+              "available_at" = (clock_timestamp() at time zone 'utc') + make_interval(secs => $3::float8)
         WHERE "id" = $1`,
       [id, error, wait],
     );
