@@ -1,2 +1,2 @@
 export * from './whitelist';
-export { loadApps, docMethodOf, type AppSource, type LoadedApps } from './loader';
+export { loadApps, docMethodOf, type AppSource, type LoadedApps, type SchedulerEvent } from './loader';

@@ -33,8 +33,22 @@ export interface LoadedApps {
   functions: ReadonlyMap<string, MethodFunction>;
   /** Document methods by DocType (`*`: every DocType), for run_method. */
   docMethods: ReadonlyMap<string, ReadonlyMap<string, WhitelistedDocMethod>>;
+  /**
+   * hooks.ts `schedulerEvents` of every app (Frappe's scheduler_events): each method with its event
+   * key (`all`, `hourly`, `daily_long`, …, or `cron` with its expression).
+   */
+  schedulerEvents: readonly SchedulerEvent[];
   /** The dotted path of each standard DocType's controller module (`User` -> `frappe.core.doctype.user.user`), for /api/v2/method/<doctype>/<method>. */
   controllerModules: ReadonlyMap<string, string>;
+}
+
+/** One scheduled method as hooks.ts declares it. */
+export interface SchedulerEvent {
+  method: string;
+  /** The schedulerEvents key: `all`, `hourly`, `hourly_long`, `daily`, …, or `cron`. */
+  event: string;
+  /** For `cron`: the expression. */
+  cron?: string;
 }
 
 /** The document method `name` of a DocType, its own before the ones every DocType has. */
@@ -76,6 +90,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
   const functions = new Map<string, MethodFunction>();
   const docMethods = new Map<string, Map<string, WhitelistedDocMethod>>();
   const controllerModules = new Map<string, string>();
+  const schedulerEvents: SchedulerEvent[] = [];
   const addDocMethods = (doctype: string, exported: unknown) => {
     if (typeof exported !== 'object' || exported === null) return;
     let table = docMethods.get(doctype);
@@ -120,7 +135,10 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
         addDocMethods(doctype, mod.methods);
       }
       addDocMethods('*', mod.documentMethods);
-      if (file === path.join(app.root, `hooks${ext}`)) controllers.push(...docEventsOf(mod.docEvents));
+      if (file === path.join(app.root, `hooks${ext}`)) {
+        controllers.push(...docEventsOf(mod.docEvents));
+        schedulerEvents.push(...schedulerEventsOf(mod.schedulerEvents));
+      }
     }
   }
   return {
@@ -132,7 +150,24 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
     functions,
     docMethods,
     controllerModules,
+    schedulerEvents,
   };
+}
+
+/** `{ all: [methods], …, cron: { '<expression>': [methods] } }`, as Frappe's hooks.py writes it. */
+function schedulerEventsOf(exported: unknown): SchedulerEvent[] {
+  if (typeof exported !== 'object' || exported === null) return [];
+  const out: SchedulerEvent[] = [];
+  const methodsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((m): m is string => typeof m === 'string') : []);
+  for (const [event, value] of Object.entries(exported as Record<string, unknown>)) {
+    if (event === 'cron') {
+      if (typeof value !== 'object' || value === null) continue;
+      for (const [cron, methods] of Object.entries(value as Record<string, unknown>)) for (const method of methodsOf(methods)) out.push({ method, event, cron });
+    } else {
+      for (const method of methodsOf(value)) out.push({ method, event });
+    }
+  }
+  return out;
 }
 
 /** A controller: an object whose values are hook functions. */

@@ -78,6 +78,8 @@ export const CSRFTokenError = define('CSRFTokenError', 400);
 export const InvalidAuthorizationToken = define('InvalidAuthorizationToken', 400, CSRFTokenError);
 export const TooManyRequestsError = define('TooManyRequestsError', 429);
 export const SessionStopped = define('SessionStopped', 503);
+/** No way to send an email: no outgoing Email Account or mail server, or one that cannot be used (Frappe's, 501). */
+export const OutgoingEmailError = define('OutgoingEmailError', 501);
 export const UnsupportedMediaType = define('UnsupportedMediaType', 415);
 export const RequestEntityTooLarge = define('RequestEntityTooLarge', 413);
 export const FrappeTypeError = define('FrappeTypeError', 417);

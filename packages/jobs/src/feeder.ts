@@ -2,6 +2,7 @@ import type { JobQueueName } from '@quire/documents';
 import { deleteEnded, pickFairly, releaseLost, type PickedJob } from './fair-pick';
 import { rotated, type JobLane, type JobLanes } from './job-lanes';
 import { QUEUE_NAMES } from './queues';
+import { tickSchedules } from './schedules';
 
 /** A job picked on a cluster, to be run or handed to a queue. */
 export interface FedJob extends PickedJob {
@@ -73,6 +74,7 @@ export class Feeder {
     if (tidy) this.tidiedAt = performance.now();
     for (const lane of await this.safeLanes()) {
       await releaseLost(lane.db, this.options.lostAfterSeconds).catch((e: unknown) => this.options.onError?.(e, lane.cluster));
+      await tickSchedules(lane.db).catch((e: unknown) => this.options.onError?.(e, lane.cluster));
       if (tidy) await deleteEnded(lane.db).catch((e: unknown) => this.options.onError?.(e, lane.cluster));
     }
     this.wake();

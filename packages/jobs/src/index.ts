@@ -8,3 +8,15 @@ export type { JobLane, JobLanes } from './job-lanes';
 export { InProcessJobRunner, type InProcessRunnerOptions } from './in-process-runner';
 export { QueueJobRunner, bullQueueName, type QueueRunnerOptions } from './queue-runner';
 export { JobsWakeProducer, jobsWakeChannel } from './wake';
+export { createScheduleTable, deleteTenantSchedules } from './schedule-table';
+export {
+  syncSchedules,
+  syncScheduledJobTypes,
+  indexDeclaredSchedules,
+  upsertSchedule,
+  deleteSchedule,
+  tickSchedules,
+  jobTypeName,
+  SCHEDULER_USER,
+} from './schedules';
+export { FREQUENCIES, EVENT_FREQUENCIES, cronOf, nextRunAfter, isFrequency, type Frequency } from './frequencies';

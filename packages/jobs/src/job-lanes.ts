@@ -1,9 +1,9 @@
-import type { Queryable } from '@quire/db';
+import type { Executor } from '@quire/db';
 
 /** One cluster's jobs table, as the runners see it. */
 export interface JobLane {
   cluster: string;
-  db: Queryable;
+  db: Executor;
 }
 
 /** Where jobs are: every cluster's table (re-read now and then), and one cluster's by name. */

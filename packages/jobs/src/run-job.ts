@@ -2,6 +2,7 @@ import type { LoadedApps, MethodContext } from '@quire/apps';
 import { docMethodOf } from '@quire/apps';
 import type { Queryable } from '@quire/db';
 import { getDoc } from '@quire/documents';
+import { recordScheduledRun } from './scheduled-run';
 
 /** What running a job needs from the platform. */
 export interface JobRunDeps {
@@ -31,6 +32,7 @@ interface StartedRow {
   attempts: number;
   max_attempts: number;
   backoff_s: number;
+  scheduled_job_type: string | null;
 }
 
 /** How a run ended. */
@@ -62,15 +64,23 @@ export async function runJob(db: Queryable, id: string, deps: JobRunDeps): Promi
   if (!started) return 'skipped';
   const t0 = performance.now();
   let outcome: RunOutcome;
+  let ctx: MethodContext | undefined;
+  let failure: unknown;
   try {
-    await withTimeout(call(started, deps), started.timeout_s);
+    ctx = await deps.contextFor(started.tenant, started.user);
+    if (!ctx) throw new Error(`The tenant ${started.tenant} or its user ${started.user} no longer exists`);
+    await withTimeout(call(started, ctx, deps), started.timeout_s);
     await db.query(
       `UPDATE quire.jobs SET "status" = 'finished', "ended_at" = (clock_timestamp() at time zone 'utc'), "lease_until" = NULL, "error" = NULL WHERE "id" = $1`,
       [id],
     );
     outcome = 'finished';
   } catch (e) {
+    failure = e;
     outcome = await recordFailure(db, id, started, e);
+  }
+  if (ctx && started.scheduled_job_type && outcome !== 'retried') {
+    await recordScheduledRun(ctx.doc, started.scheduled_job_type, outcome === 'finished' ? undefined : errorText(failure)).catch(() => {});
   }
   deps.observe?.(started.queue, outcome === 'skipped' ? 'failed' : outcome, (performance.now() - t0) / 1000);
   return outcome;
@@ -82,15 +92,13 @@ async function startJob(db: Queryable, id: string, worker: string): Promise<Star
             "started_at" = (clock_timestamp() at time zone 'utc'),
             "lease_until" = (clock_timestamp() at time zone 'utc') + make_interval(secs => "timeout_s" + ${LEASE_MARGIN_SECONDS})
       WHERE "id" = $1 AND "status" IN ('queued', 'started')
-      RETURNING "tenant", "queue", "kind", "method", "reference_doctype", "reference_name", "kwargs"::text AS "kwargs", "user", "timeout_s", "attempts", "max_attempts", "backoff_s"`,
+      RETURNING "tenant", "queue", "kind", "method", "reference_doctype", "reference_name", "kwargs"::text AS "kwargs", "user", "timeout_s", "attempts", "max_attempts", "backoff_s", "scheduled_job_type"`,
     [id, worker],
   );
   return rows[0];
 }
 
-async function call(job: StartedRow, deps: JobRunDeps): Promise<void> {
-  const ctx = await deps.contextFor(job.tenant, job.user);
-  if (!ctx) throw new Error(`The tenant ${job.tenant} or its user ${job.user} no longer exists`);
+async function call(job: StartedRow, ctx: MethodContext, deps: JobRunDeps): Promise<void> {
   if (job.kind === 'function') {
     const fn = deps.apps.functions.get(job.method);
     if (!fn) throw new Error(`No function named ${job.method}`);

@@ -3,7 +3,7 @@ import type { SecretBox } from '@quire/auth';
 import { runMigrations, type Database, type Migration, type Queryable, type TenantDatabases } from '@quire/db';
 import { ValidationError } from '@quire/errors';
 import { createOutboxTable } from '@quire/webhooks';
-import { createJobsTable } from '@quire/jobs';
+import { createJobsTable, createScheduleTable } from '@quire/jobs';
 import { createMoveObjects } from './move';
 import { createSparesTable, createTemplatesTable } from './release-schemas';
 
@@ -151,6 +151,7 @@ export const clusterMigrations: readonly Migration[] = [
     id: 'cluster:0003_jobs',
     async up(q) {
       await createJobsTable(q);
+      await createScheduleTable(q);
     },
   },
 ];

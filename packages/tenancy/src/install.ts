@@ -1,3 +1,4 @@
+import { indexDeclaredSchedules, syncScheduledJobTypes, syncSchedules } from '@quire/jobs';
 import { createHash } from 'node:crypto';
 import type { LoadedApps } from '@quire/apps';
 import { hashPassword, storeSecretHash, type SecretBox } from '@quire/auth';
@@ -76,6 +77,7 @@ export async function installStandard(tx: Transaction, tenant: TenantRef, apps: 
   }
   for (const def of apps.doctypes) await insertDoc(ctx, 'DocType', asInput(def), { installing: true });
   await installRecords(ctx, apps);
+  await syncScheduledJobTypes(ctx, apps.schedulerEvents);
 }
 
 /** What is a tenant's own: the Administrator's email and password, and its OAuth signing key. */
@@ -92,6 +94,8 @@ export async function personalizeTenant(
   }
   if (options.adminPassword) await setPassword({ db: tx, tenant }, ADMINISTRATOR, options.adminPassword);
   await createSigningKey(tx, tenant.schema, services.secrets);
+  // A template's copy holds the Scheduled Job Types as the hooks declare them, but not their index rows (on the cluster, not in the schema).
+  await indexDeclaredSchedules(tx, tenant.name, apps.schedulerEvents);
 }
 
 /** Brings an existing tenant's schema, standard DocTypes and records up to the loaded apps'. Returns the migrations applied and the DocTypes changed. */
@@ -122,6 +126,7 @@ async function migrate(tx: Transaction, tenant: TenantRef, apps: LoadedApps, ser
     }
   }
   await installRecords(ctx, apps);
+  await syncSchedules(ctx, apps.schedulerEvents);
   if ((await publicKeys(tx, tenant.schema)).length === 0) await createSigningKey(tx, tenant.schema, services.secrets);
   return changed;
 }

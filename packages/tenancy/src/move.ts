@@ -358,6 +358,7 @@ async function seal(ctx: MoveContext): Promise<{ writesHeldFrom: number; rows: n
           `SELECT * FROM quire.jobs WHERE "tenant" = $1 AND "status" IN ('queued', 'started') FOR UPDATE`,
           [move.tenant],
         );
+        const { rows: schedules } = await tx.query<Record<string, unknown>>(`SELECT * FROM quire.job_schedules WHERE "tenant" = $1`, [move.tenant]);
         await target.transaction(async (ttx) => {
           for (const s of sequences) {
             if (s.value !== null) await ttx.query(`SELECT setval($1::regclass, $2::bigint, $3)`, [`${ident(schema)}.${ident(s.name)}`, s.value, s.called]);
@@ -368,9 +369,17 @@ async function seal(ctx: MoveContext): Promise<{ writesHeldFrom: number; rows: n
             'quire.jobs',
             jobs.map((j) => ({ ...j, status: 'queued', dispatched_at: null, lease_until: null })),
           );
+          await ttx.query(`DELETE FROM quire.job_schedules WHERE "tenant" = $1`, [move.tenant]);
+          for (const s of schedules) {
+            await ttx.query(
+              `INSERT INTO quire.job_schedules ("tenant", "job_type", "method", "queue", "cron", "stopped", "next_run_at") VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+              [s.tenant, s.job_type, s.method, s.queue, s.cron, s.stopped, s.next_run_at],
+            );
+          }
         });
         await tx.query(`DELETE FROM quire.webhook_events WHERE "tenant" = $1`, [move.tenant]);
         await tx.query(`DELETE FROM quire.jobs WHERE "tenant" = $1`, [move.tenant]);
+        await tx.query(`DELETE FROM quire.job_schedules WHERE "tenant" = $1`, [move.tenant]);
         await tx.script(
           tables
             .map(

@@ -5,7 +5,7 @@ import { createFilePurgesTable } from './file-purge';
 import { createSparesTable, createTemplatesTable } from './release-schemas';
 import { createMoveObjects, createTenantMovesTable } from './move';
 import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
-import { createJobsTable } from '@quire/jobs';
+import { createJobsTable, createScheduleTable } from '@quire/jobs';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
 export const PLATFORM_SCHEMA = 'quire';
@@ -160,10 +160,11 @@ export const platformMigrations: readonly Migration[] = [
     },
   },
   {
-    /** Background jobs (@quire/jobs), beside the webhook outbox: a job commits with what enqueued it. */
+    /** Background jobs and the scheduler's index (@quire/jobs), beside the webhook outbox: a job commits with what enqueued it. */
     id: '0015_jobs',
     async up(q) {
       await createJobsTable(q);
+      await createScheduleTable(q);
     },
   },
 ];

@@ -3,7 +3,7 @@ import { buildTenantMeta } from '@quire/meta';
 import { ident, pgErrorInfo, PG, publishInvalidation, type Queryable, type Transaction } from '@quire/db';
 import { DoesNotExistError, DuplicateEntryError, ValidationError } from '@quire/errors';
 import { deleteTenantEvents } from '@quire/webhooks';
-import { deleteTenantJobs } from '@quire/jobs';
+import { deleteTenantJobs, deleteTenantSchedules } from '@quire/jobs';
 import { ADMINISTRATOR } from '@quire/permissions';
 import type { SiteRateLimit } from '@quire/limits';
 import { isHostHeader, normalizeHost, type TenantConfig, type TenantStatus } from './directory';
@@ -216,6 +216,7 @@ async function dropSchemaAndEvents(tx: Transaction, name: string, schema: string
   // After the schema: a write that raised an event committed before the DROP could take its locks.
   await deleteTenantEvents(tx, name);
   await deleteTenantJobs(tx, name);
+  await deleteTenantSchedules(tx, name);
 }
 
 /**
