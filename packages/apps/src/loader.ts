@@ -162,7 +162,8 @@ function schedulerEventsOf(exported: unknown): SchedulerEvent[] {
   for (const [event, value] of Object.entries(exported as Record<string, unknown>)) {
     if (event === 'cron') {
       if (typeof value !== 'object' || value === null) continue;
-      for (const [cron, methods] of Object.entries(value as Record<string, unknown>)) for (const method of methodsOf(methods)) out.push({ method, event, cron });
+      for (const [cron, methods] of Object.entries(value as Record<string, unknown>))
+        for (const method of methodsOf(methods)) out.push({ method, event, cron });
     } else {
       for (const method of methodsOf(value)) out.push({ method, event });
     }
