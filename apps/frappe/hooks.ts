@@ -7,3 +7,8 @@ import { webhookCapture } from '@quire/webhooks';
 export const docEvents = {
   '*': webhookCapture,
 };
+
+/** The frappe app's scheduler_events: the Email Queue is flushed every tick (every minute). */
+export const schedulerEvents = {
+  all: ['frappe.email.queue.flush'],
+};

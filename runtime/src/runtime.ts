@@ -337,6 +337,7 @@ async function startServices(
       maxPageLength: config.api.maxPageLength,
       sessionExpirySeconds: platform.sessionExpirySeconds,
       maxFileSize: config.api.maxFileSize,
+      defaultSmtpUrl: config.worker.smtpUrl,
     };
     const worker = startWorkerService(platform, config.worker, methodSettings, child('worker'), ops, queuePrefix);
     started.worker = worker;

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { until } from '../support/until';
+import { startSmtpSink, type SmtpSink } from '../email/support';
+import { call } from '../support/server';
 import { enqueue, JOB_LAB, jobRow, noteTitles, waitForNote, waitForStatus } from './support';
 
 /**
@@ -13,15 +16,18 @@ import { enqueue, JOB_LAB, jobRow, noteTitles, waitForNote, waitForStatus } from
 let database: FreshDatabase;
 let server: TestServer;
 let t: TestTenant;
+let sink: SmtpSink;
 
 beforeAll(async () => {
   database = await freshDatabase();
-  server = await startTestServer({ databaseUrl: database.url, apps: [JOB_LAB], worker: { sweepIntervalMs: 100 } });
+  sink = await startSmtpSink();
+  server = await startTestServer({ databaseUrl: database.url, apps: [JOB_LAB], worker: { sweepIntervalMs: 100, smtpUrl: sink.url } });
   t = await server.tenant('jobs');
 }, 60_000);
 
 afterAll(async () => {
   await server.close();
+  await sink.close();
   await database.drop();
 });
 
@@ -107,6 +113,27 @@ describe('background jobs (in-process)', () => {
     const queue = await t.call('POST', '/api/method/job_lab.api.enqueue', { json: { queue: 'fast' } });
     expect(queue.status).toBe(417);
     expect(queue.body.exception).toContain('Invalid enqueue option queue');
+  });
+
+  it("a password reset's email arrives through the worker within seconds, not at the next minute's tick", async () => {
+    const made = await t.call('POST', '/api/resource/User', { json: { email: 'reset.me@example.com', first_name: 'Reset' } });
+    expect(made.status, made.text).toBe(200);
+    const asked = Date.now();
+    const reset = await call(server.url, t.name, 'POST', '/api/method/frappe.core.doctype.user.user.reset_password', {
+      auth: null,
+      json: { user: 'reset.me@example.com' },
+    });
+    expect(reset.status, reset.text).toBe(200);
+    const mail = await until(
+      () => Promise.resolve(sink.received.find((m) => m.to.includes('reset.me@example.com'))),
+      (m) => m !== undefined,
+      15_000,
+    );
+    expect(mail).toMatchObject({ subject: 'Password Reset' });
+    expect(mail?.body).toContain('/update-password?key=');
+    expect(Date.now() - asked).toBeLessThan(10_000);
+    const row = await t.call('GET', '/api/resource/Email Queue', { query: { fields: '["status"]', filters: '[["recipients","=","reset.me@example.com"]]' } });
+    expect(row.body.data).toEqual([{ status: 'Sent' }]);
   });
 
   it('a job function is not callable over HTTP', async () => {

@@ -172,6 +172,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
         queueWindow: 32,
         sweepIntervalMs: 200,
         lockMs: 30_000,
+        smtpUrl: undefined,
         port: 0,
         ...(options.worker === true ? {} : options.worker),
       },

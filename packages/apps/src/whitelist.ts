@@ -100,6 +100,8 @@ export interface MethodSettings {
   sessionExpirySeconds: number;
   /** Largest upload accepted by upload_file, in bytes. */
   maxFileSize: number;
+  /** The platform's mail server (SMTP_URL) for tenants without an outgoing Email Account; set where email is sent (workers). */
+  defaultSmtpUrl?: string | undefined;
 }
 
 export type MethodArgs = Record<string, unknown>;

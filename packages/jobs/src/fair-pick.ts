@@ -78,12 +78,12 @@ export async function releaseLost(q: Queryable, staleSeconds: number): Promise<n
   return rowCount;
 }
 
-/** Per queue on one cluster: jobs waiting to start (due or in backoff), and the oldest one's wait in seconds. */
+/** Per queue on one cluster: jobs due and waiting to start (not those waiting out a retry's backoff), and the oldest one's wait in seconds. */
 export async function readBacklog(q: Queryable): Promise<Array<{ queue: string; depth: number; oldestAgeSeconds: number }>> {
   const { rows } = await q.query<{ queue: string; depth: string; oldest: number | null }>(
     `SELECT "queue", count(*) AS "depth",
             EXTRACT(EPOCH FROM (clock_timestamp() at time zone 'utc') - min("created_at"))::float8 AS "oldest"
-       FROM quire.jobs WHERE "status" = 'queued' GROUP BY "queue"`,
+       FROM quire.jobs WHERE "status" = 'queued' AND "available_at" <= (clock_timestamp() at time zone 'utc') GROUP BY "queue"`,
   );
   return rows.map((r) => ({ queue: r.queue, depth: Number(r.depth), oldestAgeSeconds: Math.max(0, r.oldest ?? 0) }));
 }

@@ -19,6 +19,11 @@ const workerSettings = {
   sweepIntervalMs: ['JOBS_SWEEP_INTERVAL_MS', z.coerce.number().int().min(10).default(2000)],
   /** BullMQ's lock on a running job: a worker gone (kill -9) this long has its job run again by another. */
   lockMs: ['JOBS_LOCK_MS', z.coerce.number().int().min(500).default(30_000)],
+  /**
+   * The platform's mail server, for tenants without an outgoing Email Account:
+   * `smtp://[user[:password]@]host[:port][?starttls=required]` or `smtps://…` (implicit TLS).
+   */
+  smtpUrl: ['SMTP_URL', optionalText],
   /** The operations port of a process serving only the worker when METRICS_PORT is unset. */
   port: ['WORKER_PORT', z.coerce.number().int().min(0).max(65535).optional()],
 } as const satisfies Record<string, Setting>;

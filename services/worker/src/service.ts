@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { MethodSettings } from '@quire/apps';
+import { smtpOptionsFromUrl } from '@quire/email';
 import type { ServiceOperations } from '@quire/http';
 import { InProcessJobRunner, QueueJobRunner, readBacklog, type JobLanes, type JobRunDeps } from '@quire/jobs';
 import type { Platform } from '@quire/tenancy';
@@ -34,6 +35,8 @@ export function startWorkerService(
   ops: ServiceOperations,
   queuePrefix: string,
 ): WorkerService {
+  // A mistyped SMTP_URL stops the start, not every flush.
+  if (config.smtpUrl) smtpOptionsFromUrl(config.smtpUrl);
   const onError = (e: unknown, cluster?: string) => logger.warn({ err: e, ...(cluster === undefined ? {} : { cluster }) }, 'background jobs problem');
   const clusters = platformOutboxes(platform, onError);
   const lanes: JobLanes = {
