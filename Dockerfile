@@ -5,7 +5,7 @@
 #   docker build -t quire .
 #   docker run --rm -e DATABASE_URL=postgres://… quire migrate
 #   docker run --read-only --tmpfs /tmp -v quire-files:/data/files -p 8000:8000 -e DATABASE_URL=postgres://… quire
-#                                                  # CMD: serve api; also serve auth | serve webhooks | tenant … | ping …
+#                                                  # CMD: serve api; also serve auth | serve webhooks | serve worker | tenant … | ping …
 #
 # The build and start steps are the repository's own scripts, which the test suite runs outside
 # Docker (tests/image/build-and-serve.test.ts): scripts/build.mjs compiles each workspace's

@@ -2,7 +2,7 @@
  * The Prometheus metric names Quire exports, as agreed in the operations contract of issue 13
  * (/tmp/ops-contract.md, "Metric names"; docs: shared/reference/operations-anchors.md §4.2).
  * The chart's PrometheusRule, its KEDA query and deploy/grafana-dashboard.json may use only these.
- * A later test compares this list with real /metrics scrapes of api, auth, webhooks and the operator:
+ * A later test compares this list with real /metrics scrapes of api, auth, webhooks, the worker and the operator:
  * change the contract first, then this list, then the dashboards and alerts.
  */
 export const CONTRACT_METRICS = {
@@ -30,6 +30,11 @@ export const CONTRACT_METRICS = {
   quire_webhook_outbox_pending: 'gauge',
   quire_webhook_oldest_pending_age_seconds: 'gauge',
   quire_webhook_queue_depth: 'gauge',
+  // worker (`quire serve worker`, background jobs; the backlog gauges are global: aggregate with max)
+  quire_jobs_total: 'counter', // {queue,status}: finished, failed, retried
+  quire_job_duration_seconds: 'histogram', // {queue}
+  quire_jobs_queue_depth: 'gauge', // {queue}: jobs waiting to start; KEDA scales the workers on it
+  quire_jobs_oldest_age_seconds: 'gauge', // {queue}
   // auth
   quire_oauth_tokens_issued_total: 'counter',
   quire_oauth_refusals_total: 'counter',

@@ -220,7 +220,7 @@ describeRendered.each(OPERATOR_ON)('operator on: %s', (name) => {
 
   it('runs `quire serve operator` as a hardened Deployment probed on the metrics port', () => {
     const objects = get(name);
-    expect(ofKind(objects, 'Deployment')).toHaveLength(4);
+    expect(ofKind(objects, 'Deployment')).toHaveLength(5);
     const d = one(objects, 'Deployment', operatorName);
     expect(d.metadata.labels?.['app.kubernetes.io/component']).toBe('operator');
     expect(d.spec.replicas).toBe(production ? 2 : 1);
@@ -394,11 +394,11 @@ describeRendered.each(OPERATOR_OFF)('operator off: %s', (name) => {
       ofKind(rest, 'Deployment')
         .map((d) => d.metadata.name)
         .sort(),
-    ).toEqual(['quire-api', 'quire-auth', 'quire-webhooks']);
+    ).toEqual(['quire-api', 'quire-auth', 'quire-webhooks', 'quire-worker']);
     const text = JSON.stringify(rest);
     for (const needle of ['OPERATOR_', 'quire-operator', 'quire.dev', 'serve operator']) expect(text).not.toContain(needle);
     for (const d of ofKind(rest, 'Deployment')) expect(d.spec.template.spec.automountServiceAccountToken).toBe(false);
-    for (const sm of ofKind(rest, 'ServiceMonitor')) expect(sm.spec.selector.matchExpressions[0].values).toEqual(['api', 'auth', 'webhooks']);
+    for (const sm of ofKind(rest, 'ServiceMonitor')) expect(sm.spec.selector.matchExpressions[0].values).toEqual(['api', 'auth', 'webhooks', 'worker']);
   });
 });
 

@@ -3,7 +3,7 @@
  * policy validation; shared/tools/chart-check/README.md), or by `helm template` where helm is on the
  * PATH (rendering only: support.ts chooses), for the default values, every
  * deploy/values-*.yaml and the modes that change what is rendered (KEDA, hook/plain migration
- * Job, Kubernetes 1.30), then read back with `yaml` to check what the validator cannot know:
+ * Job, Kubernetes 1.30, the worker off), then read back with `yaml` to check what the validator cannot know:
  * the operations contract (probes, shutdown, ports, metric names) and the chart's own promises.
  */
 import fs from 'node:fs';
@@ -69,6 +69,10 @@ interface Scenario {
   args: string[];
   /** The kind expected to scale webhooks (HPA or KEDA), or null for fixed replicas. */
   webhooksScaler: 'HorizontalPodAutoscaler' | 'ScaledObject' | null;
+  /** Whether KEDA scales the worker (its ScaledObject); without it the worker has fixed replicas. */
+  workerScaled?: boolean;
+  /** worker.enabled=false: no worker Deployment, Service, PDB or NetworkPolicy. */
+  noWorker?: boolean;
   hooks: boolean;
   monitoring: boolean;
   kube130?: boolean;
@@ -78,7 +82,27 @@ interface Scenario {
 
 const SCENARIOS: Record<string, Scenario> = {
   'default values (secrets by --set)': { args: SECRETS, webhooksScaler: 'HorizontalPodAutoscaler', hooks: true, monitoring: false },
-  'default values, KEDA': { args: [...SECRETS, ...KEDA], webhooksScaler: 'ScaledObject', hooks: true, monitoring: false },
+  'default values, KEDA': { args: [...SECRETS, ...KEDA], webhooksScaler: 'ScaledObject', workerScaled: true, hooks: true, monitoring: false },
+  'default values, KEDA for webhooks only': {
+    args: [...SECRETS, ...KEDA, '--set', 'worker.autoscaling.enabled=false'],
+    webhooksScaler: 'ScaledObject',
+    hooks: true,
+    monitoring: false,
+  },
+  'default values, worker off (no Redis)': {
+    args: [
+      '--set-string',
+      `secrets.databaseUrl=${PLACEHOLDERS.databaseUrl}`,
+      '--set-string',
+      `secrets.encryptionKey=${ENCRYPTION_KEY}`,
+      '--set',
+      'worker.enabled=false',
+    ],
+    webhooksScaler: 'HorizontalPodAutoscaler',
+    noWorker: true,
+    hooks: true,
+    monitoring: false,
+  },
   'default values, plain migration Job': {
     args: [...SECRETS, '--set', 'migrations.useHelmHooks=false'],
     webhooksScaler: 'HorizontalPodAutoscaler',
@@ -98,7 +122,20 @@ const SCENARIOS: Record<string, Scenario> = {
     hooks: true,
     monitoring: false,
   },
-  'default values, everything on': { args: [...SECRETS, ...EVERYTHING_ON, ...KEDA], webhooksScaler: 'ScaledObject', hooks: true, monitoring: true },
+  'default values, everything on': {
+    args: [...SECRETS, ...EVERYTHING_ON, ...KEDA],
+    webhooksScaler: 'ScaledObject',
+    workerScaled: true,
+    hooks: true,
+    monitoring: true,
+  },
+  'default values, everything on, worker off': {
+    args: [...SECRETS, ...EVERYTHING_ON, ...KEDA, '--set', 'worker.enabled=false'],
+    webhooksScaler: 'ScaledObject',
+    noWorker: true,
+    hooks: true,
+    monitoring: true,
+  },
   'existingSecret with keyMapping': {
     args: [
       '--set-string',
@@ -116,6 +153,13 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'values-minimal.yaml': { args: MINIMAL, webhooksScaler: null, hooks: true, monitoring: false },
   'values-minimal.yaml, KEDA': { args: [...MINIMAL, ...KEDA], webhooksScaler: 'ScaledObject', hooks: true, monitoring: false },
+  'values-minimal.yaml, KEDA for webhooks and the worker': {
+    args: [...MINIMAL, ...KEDA, '--set', 'worker.autoscaling.enabled=true'],
+    webhooksScaler: 'ScaledObject',
+    workerScaled: true,
+    hooks: true,
+    monitoring: false,
+  },
   'values-minimal.yaml, plain migration Job': {
     args: [...MINIMAL, '--set', 'migrations.useHelmHooks=false'],
     webhooksScaler: null,
@@ -143,7 +187,7 @@ const SCENARIOS: Record<string, Scenario> = {
     monitoring: false,
     operator: true,
   },
-  'values-production.yaml': { args: PRODUCTION, webhooksScaler: 'ScaledObject', hooks: true, monitoring: true, operator: true },
+  'values-production.yaml': { args: PRODUCTION, webhooksScaler: 'ScaledObject', workerScaled: true, hooks: true, monitoring: true, operator: true },
   'values-production.yaml, KEDA off': {
     args: [...PRODUCTION, '--set', 'keda.enabled=false'],
     webhooksScaler: 'HorizontalPodAutoscaler',
@@ -154,6 +198,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'values-production.yaml, plain migration Job': {
     args: [...PRODUCTION, '--set', 'migrations.useHelmHooks=false'],
     webhooksScaler: 'ScaledObject',
+    workerScaled: true,
     hooks: false,
     monitoring: true,
     operator: true,
@@ -161,6 +206,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'values-production.yaml, Kubernetes 1.30': {
     args: [...PRODUCTION, '--kube-version', '1.30'],
     webhooksScaler: 'ScaledObject',
+    workerScaled: true,
     hooks: true,
     monitoring: true,
     kube130: true,
@@ -193,6 +239,23 @@ const FAILURES: Record<string, { args: string[]; message: RegExp }> = {
     message: /auth\.terminationGracePeriodSeconds=30 is too low.*70s/,
   },
   'KEDA without a Prometheus address': { args: [...SECRETS, '--set', 'keda.enabled=true'], message: /keda\.prometheus\.serverAddress/ },
+  'the worker without Redis (chart-made Secret)': {
+    args: ['--set-string', `secrets.databaseUrl=${PLACEHOLDERS.databaseUrl}`, '--set-string', `secrets.encryptionKey=${ENCRYPTION_KEY}`],
+    message: /worker\.enabled needs REDIS_URL: set secrets\.redisUrl/,
+  },
+  'a worker grace period below delay + its own shutdown timeout + 5 s': {
+    args: [...SECRETS, '--set', 'worker.terminationGracePeriodSeconds=60'],
+    message:
+      /worker\.terminationGracePeriodSeconds=60 is too low: the process needs 310s \(preStop sleep \+ shutdown\.delayMs \+ worker\.shutdownTimeoutMs \+ 5 s\)/,
+  },
+  'a worker grace period that ignores the 1.30 preStop sleep': {
+    args: [...SECRETS, '--set', 'worker.terminationGracePeriodSeconds=310', '--kube-version', '1.30'],
+    message: /worker\.terminationGracePeriodSeconds=310 is too low.*315s/,
+  },
+  'a worker scaled to zero by KEDA': {
+    args: [...SECRETS, ...KEDA, '--set', 'worker.autoscaling.minReplicaCount=0'],
+    message: /worker\.autoscaling\.minReplicaCount must be at least 1/,
+  },
   'a secret variable in config.extra': { args: [...SECRETS, '--set-string', 'config.extra.DATABASE_URL=postgres://x@y/z'], message: /never in the ConfigMap/ },
   'an Ingress without hosts': { args: [...SECRETS, '--set', 'ingress.enabled=true'], message: /ingress\.baseDomain/ },
   'a default plan that is not defined': {
@@ -272,7 +335,11 @@ function secretValues(name: string): string[] {
   return values;
 }
 
-const COMPONENTS = ['api', 'auth', 'webhooks'] as const;
+const COMPONENTS = ['api', 'auth', 'webhooks', 'worker'] as const;
+/** The processes a scenario runs as Deployments, besides the operator: the worker unless it is off. */
+const componentsOf = (s: Scenario): readonly string[] => COMPONENTS.filter((c) => c !== 'worker' || !s.noWorker);
+/** Processes without a main port: no `http`, health and metrics on the metrics port. */
+const METRICS_ONLY: readonly string[] = ['webhooks', 'worker', 'operator'];
 const deploymentName = (c: string): string => `quire-${c}`;
 const container = (d: K8sObject): any => d.spec.template.spec.containers[0];
 
@@ -317,7 +384,8 @@ describeRendered(`${RENDERER ?? 'chart-check'} renders${VALIDATES ? ' and valida
   it.each(Object.keys(SCENARIOS))('%s', (name) => {
     const r = rendered.get(name)!;
     expectValid(r);
-    expect(ofKind(r.objects, 'Deployment')).toHaveLength(SCENARIOS[name]!.operator ? 4 : 3);
+    const s = SCENARIOS[name]!;
+    expect(ofKind(r.objects, 'Deployment')).toHaveLength(componentsOf(s).length + (s.operator ? 1 : 0));
   });
 
   it.each(Object.keys(FAILURES))('refuses %s', (name) => {
@@ -330,12 +398,13 @@ describeRendered(`${RENDERER ?? 'chart-check'} renders${VALIDATES ? ' and valida
 describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
   const s = SCENARIOS[name]!;
 
-  it('runs api, auth and webhooks with probes on /healthz and /readyz', () => {
+  it('runs api, auth, webhooks and the worker with probes on /healthz and /readyz', () => {
     const objects = get(name);
-    for (const c of COMPONENTS) {
+    if (s.noWorker) expect(ofKind(objects, 'Deployment').map((d) => d.metadata.name)).not.toContain(deploymentName('worker'));
+    for (const c of componentsOf(s)) {
       const d = one(objects, 'Deployment', deploymentName(c));
       const ctr = container(d);
-      const port = c === 'webhooks' ? 'metrics' : 'http';
+      const port = METRICS_ONLY.includes(c) ? 'metrics' : 'http';
       expect(ctr.args).toEqual(['serve', c]);
       expect(ctr.startupProbe.httpGet).toEqual({ path: '/healthz', port });
       expect(ctr.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port }, periodSeconds: 2, failureThreshold: 1 });
@@ -344,7 +413,7 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
       expect(ports.metrics).toBe(9464);
       if (c === 'api') expect(ports.http).toBe(8000);
       if (c === 'auth') expect(ports.http).toBe(8002);
-      if (c === 'webhooks') expect(ports.http).toBeUndefined();
+      if (METRICS_ONLY.includes(c)) expect(ports.http).toBeUndefined();
       expect(d.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 0 } });
       expect(d.spec.minReadySeconds).toBeGreaterThan(0);
       const spread = d.spec.template.spec.topologySpreadConstraints.map((t: any) => [t.topologyKey, t.whenUnsatisfiable]);
@@ -357,16 +426,21 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
 
   it('gives each pod a grace period longer than the shutdown delay + drain, and preStop sleep only on >= 1.30', () => {
     const objects = get(name);
-    const cm = one(objects, 'ConfigMap').data!;
-    const drainSeconds = Math.ceil((Number(cm.SHUTDOWN_DELAY_MS) + Number(cm.SHUTDOWN_TIMEOUT_MS)) / 1000);
-    for (const c of COMPONENTS) {
-      const pod = one(objects, 'Deployment', deploymentName(c)).spec.template.spec;
+    for (const c of componentsOf(s)) {
+      const d = one(objects, 'Deployment', deploymentName(c));
+      // The drain each process is given (the worker's own SHUTDOWN_TIMEOUT_MS overrides the ConfigMap's).
+      const env = environment(objects, d);
+      const drainSeconds = Math.ceil((Number(env.SHUTDOWN_DELAY_MS) + Number(env.SHUTDOWN_TIMEOUT_MS)) / 1000);
+      if (c === 'worker') expect(env.SHUTDOWN_TIMEOUT_MS).toBe('300000');
+      else expect(env.SHUTDOWN_TIMEOUT_MS).toBe(one(objects, 'ConfigMap').data!.SHUTDOWN_TIMEOUT_MS);
+      const pod = d.spec.template.spec;
       const preStop = pod.containers[0].lifecycle?.preStop;
       if (s.kube130) expect(preStop).toEqual({ sleep: { seconds: 5 } });
       else expect(preStop).toBeUndefined();
       const sleep = Number(preStop?.sleep?.seconds ?? 0);
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(drainSeconds);
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + drainSeconds + 5);
+      if (c === 'worker') expect(pod.terminationGracePeriodSeconds).toBe(s.kube130 ? 315 : 310);
     }
   });
 
@@ -402,12 +476,18 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
   it('reads settings from the ConfigMap and the Secret, rolls on change, and never puts a secret in a ConfigMap', () => {
     const objects = get(name);
     const cmName = one(objects, 'ConfigMap').metadata.name;
-    for (const c of COMPONENTS) {
+    for (const c of componentsOf(s)) {
       const d = one(objects, 'Deployment', deploymentName(c));
       const ctr = container(d);
       expect(ctr.envFrom).toEqual([{ configMapRef: { name: cmName } }]);
       const fromSecret = ctr.env.filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.name);
       expect(fromSecret).toEqual(expect.arrayContaining(['DATABASE_URL', 'QUIRE_ENCRYPTION_KEY']));
+      // The worker runs jobs on BullMQ: REDIS_URL always, and never optional.
+      if (c === 'worker') {
+        const redis = ctr.env.find((e: any) => e.name === 'REDIS_URL');
+        expect(redis?.valueFrom?.secretKeyRef?.key).toBeTruthy();
+        expect(redis.valueFrom.secretKeyRef.optional).toBeUndefined();
+      }
       expect(Object.keys(d.spec.template.metadata.annotations)).toEqual(expect.arrayContaining(['checksum/config', 'checksum/secret']));
     }
     const secrets = secretValues(name);
@@ -470,7 +550,7 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
     }
   });
 
-  it('scales webhooks with exactly the expected autoscaler, and never two on one Deployment', () => {
+  it('scales webhooks and the worker with exactly the expected autoscaler, and never two on one Deployment', () => {
     const objects = get(name);
     const targets = [...ofKind(objects, 'HorizontalPodAutoscaler'), ...ofKind(objects, 'ScaledObject')].map((o) => ({
       kind: o.kind,
@@ -481,20 +561,30 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
     for (const [target, n] of perTarget) expect(n, target).toBe(1);
     const webhooks = targets.filter((t) => t.target === deploymentName('webhooks'));
     expect(webhooks.map((t) => t.kind)).toEqual(s.webhooksScaler ? [s.webhooksScaler] : []);
-    for (const c of COMPONENTS) {
+    // The worker: KEDA or fixed replicas, never a CPU HPA.
+    const worker = targets.filter((t) => t.target === deploymentName('worker'));
+    expect(worker.map((t) => t.kind)).toEqual(s.workerScaled ? ['ScaledObject'] : []);
+    if (s.workerScaled) expect(s.noWorker).toBeFalsy();
+    for (const c of componentsOf(s)) {
       const d = one(objects, 'Deployment', deploymentName(c));
       if (perTarget.has(d.metadata.name)) expect(d.spec.replicas).toBeUndefined();
       else expect(d.spec.replicas).toBeGreaterThanOrEqual(1);
     }
-    const so = ofKind(objects, 'ScaledObject')[0];
-    if (so) {
+    const queries: Record<string, RegExp> = {
+      [deploymentName('webhooks')]: /^max\(quire_webhook_outbox_pending[{)]/,
+      [deploymentName('worker')]: /^sum\(max by \(queue\) \(quire_jobs_queue_depth\{namespace="quire"\}\)\)$/,
+    };
+    for (const so of ofKind(objects, 'ScaledObject')) {
+      const target = so.spec.scaleTargetRef.name as string;
+      expect(so.metadata.name).toBe(target);
       expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
       expect(so.spec.fallback).toMatchObject({ failureThreshold: 3 });
       expect(so.spec.triggers).toHaveLength(1);
       const trigger = so.spec.triggers[0];
       expect(trigger.type).toBe('prometheus');
       expect(trigger.metadata.ignoreNullValues).toBe('false');
-      expect(trigger.metadata.query).toMatch(/^max\(quire_webhook_outbox_pending[{)]/);
+      expect(trigger.metadata.serverAddress).toMatch(/^https?:\/\//);
+      expect(trigger.metadata.query).toMatch(queries[target]!);
     }
     for (const hpa of ofKind(objects, 'HorizontalPodAutoscaler')) {
       expect(hpa.apiVersion).toBe('autoscaling/v2');
@@ -506,7 +596,13 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
     const objects = get(name);
     const templates = ofKind(objects, 'Deployment').map((d) => d.spec.template.metadata.labels as Record<string, string>);
     const services = ofKind(objects, 'Service');
-    expect(services.map((x) => x.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', ...(s.operator ? ['quire-operator'] : []), 'quire-webhooks']);
+    expect(services.map((x) => x.metadata.name).sort()).toEqual([
+      'quire-api',
+      'quire-auth',
+      ...(s.operator ? ['quire-operator'] : []),
+      'quire-webhooks',
+      ...(s.noWorker ? [] : ['quire-worker']),
+    ]);
     for (const svc of services) {
       expect(
         templates.filter((labels) => selects(svc.spec.selector, labels)),
@@ -514,9 +610,11 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
       ).toHaveLength(1);
       const ports = svc.spec.ports.map((p: any) => p.name);
       expect(ports).toContain('metrics');
-      expect(ports).toEqual(['quire-webhooks', 'quire-operator'].includes(svc.metadata.name) ? ['metrics'] : ['http', 'metrics']);
+      expect(ports).toEqual(['quire-webhooks', 'quire-worker', 'quire-operator'].includes(svc.metadata.name) ? ['metrics'] : ['http', 'metrics']);
     }
-    for (const pdb of ofKind(objects, 'PodDisruptionBudget')) {
+    const pdbs = ofKind(objects, 'PodDisruptionBudget');
+    expect(pdbs.map((p) => p.metadata.name).sort()).toEqual(services.map((x) => x.metadata.name).sort());
+    for (const pdb of pdbs) {
       expect(templates.filter((labels) => selects(pdb.spec.selector.matchLabels, labels))).toHaveLength(1);
       expect(pdb.spec.maxUnavailable).toBe(1);
     }
@@ -541,7 +639,7 @@ describeRendered.each(Object.keys(SCENARIOS))('%s', (name) => {
   it('renders ServiceMonitor, PrometheusRule and NetworkPolicies only when enabled', () => {
     const objects = get(name);
     for (const kind of ['ServiceMonitor', 'PrometheusRule']) expect(ofKind(objects, kind), kind).toHaveLength(s.monitoring ? 1 : 0);
-    expect(ofKind(objects, 'NetworkPolicy')).toHaveLength(s.monitoring ? (s.operator ? 4 : 3) : 0);
+    expect(ofKind(objects, 'NetworkPolicy')).toHaveLength(s.monitoring ? componentsOf(s).length + (s.operator ? 1 : 0) : 0);
   });
 
   it('has a helm test pod that pings the api Service with the Quire image', () => {
@@ -565,7 +663,9 @@ describeRendered('specific values', () => {
       const refs = Object.fromEntries(container(d).env.flatMap((e: any) => (e.valueFrom ? [[e.name, e.valueFrom.secretKeyRef]] : [])));
       expect(refs.DATABASE_URL).toEqual({ name: 'quire-db-app', key: 'pooler-uri' });
       expect(refs.QUIRE_ENCRYPTION_KEY).toEqual({ name: 'quire-db-app', key: 'encryption-key' });
-      expect(refs.REDIS_URL).toEqual({ name: 'quire-db-app', key: 'REDIS_URL', optional: true });
+      // Optional everywhere but in the worker, which does not start without it.
+      if (d.metadata.name === 'quire-worker') expect(refs.REDIS_URL).toEqual({ name: 'quire-db-app', key: 'REDIS_URL' });
+      else expect(refs.REDIS_URL).toEqual({ name: 'quire-db-app', key: 'REDIS_URL', optional: true });
       expect(refs.DATABASE_DIRECT_URL).toEqual({ name: 'quire-db-app', key: 'DATABASE_DIRECT_URL', optional: true });
     }
   });
@@ -573,7 +673,7 @@ describeRendered('specific values', () => {
   it('keeps the chart-made Secret on uninstall', () => {
     const secret = one(get('values-minimal.yaml'), 'Secret', 'quire');
     expect(secret.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
-    expect(Object.keys(secret.data!).sort()).toEqual(['DATABASE_URL', 'QUIRE_ENCRYPTION_KEY']);
+    expect(Object.keys(secret.data!).sort()).toEqual(['DATABASE_URL', 'QUIRE_ENCRYPTION_KEY', 'REDIS_URL']);
   });
 
   it('hashes the plain Job name over the image and migrations values, stably', async () => {
@@ -614,7 +714,7 @@ describeRendered('specific values', () => {
     expect(ofKind(get('values-minimal.yaml'), 'Ingress')).toEqual([]);
   });
 
-  it('mounts the files volume at QUIRE_FILES_DIR in api only, on an RWX claim in production', () => {
+  it('mounts the files volume at QUIRE_FILES_DIR in api and the worker only, on an RWX claim in production', () => {
     const production = get('values-production.yaml');
     const filesDir = one(production, 'ConfigMap').data!.QUIRE_FILES_DIR;
     const pvc = one(production, 'PersistentVolumeClaim');
@@ -622,8 +722,8 @@ describeRendered('specific values', () => {
     for (const c of COMPONENTS) {
       const pod = one(production, 'Deployment', deploymentName(c)).spec.template.spec;
       const mount = pod.containers[0].volumeMounts.find((m: any) => m.mountPath === filesDir);
-      if (c === 'api') {
-        expect(mount).toBeDefined();
+      if (c === 'api' || c === 'worker') {
+        expect(mount, c).toBeDefined();
         expect(pod.volumes.find((v: any) => v.name === mount.name).persistentVolumeClaim.claimName).toBe(pvc.metadata.name);
       } else {
         expect(mount).toBeUndefined();
@@ -640,7 +740,7 @@ describeRendered('specific values', () => {
     const scraped = ofKind(objects, 'Service').filter(
       (svc) => selects(sm.spec.selector.matchLabels, svc.metadata.labels) && components.includes(svc.metadata.labels?.['app.kubernetes.io/component']),
     );
-    expect(scraped.map((svc) => svc.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-operator', 'quire-webhooks']);
+    expect(scraped.map((svc) => svc.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-operator', 'quire-webhooks', 'quire-worker']);
   });
 
   it('has the alerts of the operations guide', () => {
@@ -650,6 +750,8 @@ describeRendered('specific values', () => {
       'QuireDbClusterDown',
       'QuireDbPoolWaiting',
       'QuireHigh5xxRatio',
+      'QuireJobsBacklogOld',
+      'QuireJobsFailing',
       'QuireMigrationJobFailed',
       'QuireP99Latency',
       'QuirePodsNotReady',
@@ -662,9 +764,17 @@ describeRendered('specific values', () => {
     expect(alertNamed('QuireDbPoolWaiting').expr).toMatch(/^max by \(cluster\) \(quire_db_pool_connections\{[^}]*state="waiting"\}\) > 0$/);
     expect(alertNamed('QuireDbClusterDown').expr).toMatch(/^min by \(cluster\) \(quire_db_cluster_up\{[^}]*\}\) == 0$/);
     expect(alertNamed('QuireDbClusterDown').labels.severity).toBe('critical');
+    // Background jobs: the backlog gauge is global (max, per queue); failures as a share of runs.
+    expect(alertNamed('QuireJobsBacklogOld').expr).toBe('max by (queue) (quire_jobs_oldest_age_seconds{namespace="quire"}) > 600');
+    expect(alertNamed('QuireJobsBacklogOld').for).toBe('10m');
+    expect(alertNamed('QuireJobsFailing').expr).toBe(
+      'sum by (queue) (rate(quire_jobs_total{namespace="quire",status="failed"}[15m])) / sum by (queue) (rate(quire_jobs_total{namespace="quire"}[15m])) > 0.05',
+    );
+    expect(alertNamed('QuireJobsFailing').labels.severity).toBe('warning');
+    expect(alertNamed('QuirePodsNotReady').expr).toMatch(/deployment=~"quire-\(api\|auth\|webhooks\|worker\|operator\)"/);
   });
 
-  it('lets webhooks reach public addresses only, and api/auth only DNS, Postgres and Redis', () => {
+  it('lets webhooks reach public addresses only, api/auth only DNS, Postgres and Redis, and the worker SMTP besides', () => {
     const objects = get('values-production.yaml');
     const webhooks = one(objects, 'NetworkPolicy', 'quire-webhooks');
     const publicRule = webhooks.spec.egress.find((r: any) => r.to?.some((p: any) => p.ipBlock?.cidr === '0.0.0.0/0'));
@@ -676,6 +786,129 @@ describeRendered('specific values', () => {
       expect(egressPorts).toEqual([53, 53, 5432, 6379]);
       expect(np.spec.egress.some((r: any) => r.to?.some((p: any) => p.ipBlock))).toBe(false);
       expect(np.spec.ingress.map((r: any) => r.ports[0].port)).toEqual(['http', 'metrics']);
+    }
+    // The worker: DNS, Postgres, Redis and SMTP (25, 465, 587) to any address; reached on metrics only.
+    const worker = one(objects, 'NetworkPolicy', 'quire-worker');
+    expect(selects(worker.spec.podSelector.matchLabels, one(objects, 'Deployment', 'quire-worker').spec.template.metadata.labels)).toBe(true);
+    expect(worker.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(worker.spec.ingress).toEqual([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics', protocol: 'TCP' }] },
+    ]);
+    const workerPorts = worker.spec.egress.flatMap((r: any) => r.ports.map((p: any) => `${p.protocol}/${p.port}`)).sort();
+    expect(workerPorts).toEqual(['TCP/25', 'TCP/465', 'TCP/53', 'TCP/5432', 'TCP/587', 'TCP/6379', 'UDP/53']);
+    expect(worker.spec.egress.some((r: any) => r.to)).toBe(false);
+  });
+});
+
+describeRendered('the worker (background jobs)', () => {
+  it('runs `quire serve worker` with its own settings, a longer drain and its grace period', () => {
+    for (const scenario of ['default values (secrets by --set)', 'values-minimal.yaml', 'values-production.yaml']) {
+      const objects = get(scenario);
+      const d = one(objects, 'Deployment', 'quire-worker');
+      const ctr = container(d);
+      expect(d.metadata.labels?.['app.kubernetes.io/component'], scenario).toBe('worker');
+      expect(ctr.name).toBe('worker');
+      expect(ctr.args).toEqual(['serve', 'worker']);
+      expect(ctr.image).toBe(container(one(objects, 'Deployment', 'quire-api')).image);
+      expect(ctr.ports).toEqual([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]);
+      expect(environment(objects, d), scenario).toMatchObject({
+        METRICS_PORT: '9464',
+        WORKER_CONCURRENCY: '8',
+        JOBS_QUEUE_WINDOW: '32',
+        JOBS_SWEEP_INTERVAL_MS: '2000',
+        JOBS_LOCK_MS: '30000',
+        SHUTDOWN_TIMEOUT_MS: '300000',
+        SHUTDOWN_DELAY_MS: '5000',
+      });
+      // Its settings are its own: not in the ConfigMap, and the other processes keep the shared drain.
+      const cm = one(objects, 'ConfigMap').data!;
+      for (const k of ['WORKER_CONCURRENCY', 'JOBS_QUEUE_WINDOW', 'JOBS_SWEEP_INTERVAL_MS', 'JOBS_LOCK_MS']) expect(cm[k], k).toBeUndefined();
+      expect(cm.SHUTDOWN_TIMEOUT_MS).toBe('20000');
+      expect(d.spec.template.spec.terminationGracePeriodSeconds).toBe(310);
+      expect(one(objects, 'Deployment', 'quire-api').spec.template.spec.terminationGracePeriodSeconds).toBe(30);
+      // The same spread and hardening as the other processes.
+      expect(d.spec.template.spec.topologySpreadConstraints).toEqual(
+        one(objects, 'Deployment', 'quire-webhooks').spec.template.spec.topologySpreadConstraints.map((t: any) => ({
+          ...t,
+          labelSelector: { matchLabels: { ...t.labelSelector.matchLabels, 'app.kubernetes.io/component': 'worker' } },
+        })),
+      );
+      expect(d.spec.template.spec.securityContext).toEqual(one(objects, 'Deployment', 'quire-api').spec.template.spec.securityContext);
+      expect(ctr.securityContext).toEqual(container(one(objects, 'Deployment', 'quire-api')).securityContext);
+    }
+  });
+
+  it('takes its settings and drain from worker.*, and its grace period grows with the drain', async () => {
+    const r = await renderChart([
+      ...SECRETS,
+      '--set',
+      'worker.concurrency=4',
+      '--set',
+      'worker.queueWindow=64',
+      '--set',
+      'worker.sweepIntervalMs=500',
+      '--set',
+      'worker.lockMs=60000',
+      '--set',
+      'worker.shutdownTimeoutMs=600000',
+      '--set',
+      'worker.replicas=3',
+    ]);
+    expectValid(r);
+    const d = one(r.objects, 'Deployment', 'quire-worker');
+    expect(environment(r.objects, d)).toMatchObject({
+      WORKER_CONCURRENCY: '4',
+      JOBS_QUEUE_WINDOW: '64',
+      JOBS_SWEEP_INTERVAL_MS: '500',
+      JOBS_LOCK_MS: '60000',
+      SHUTDOWN_TIMEOUT_MS: '600000',
+    });
+    expect(d.spec.replicas).toBe(3);
+    expect(d.spec.template.spec.terminationGracePeriodSeconds).toBe(610);
+    const [set, low] = await Promise.all([
+      renderChart([...SECRETS, '--set', 'worker.terminationGracePeriodSeconds=1800']),
+      renderChart([...SECRETS, '--set', 'worker.shutdownTimeoutMs=30000', '--set', 'worker.terminationGracePeriodSeconds=40']),
+    ]);
+    expectValid(set);
+    expect(one(set.objects, 'Deployment', 'quire-worker').spec.template.spec.terminationGracePeriodSeconds).toBe(1800);
+    expectValid(low);
+    expect(one(low.objects, 'Deployment', 'quire-worker').spec.template.spec.terminationGracePeriodSeconds).toBe(40);
+  }, 60_000);
+
+  it('is scaled by KEDA on the jobs backlog with worker.autoscaling, from at least one pod', () => {
+    const so = one(get('default values, KEDA'), 'ScaledObject', 'quire-worker');
+    expect(so.apiVersion).toBe('keda.sh/v1alpha1');
+    expect(so.metadata.labels?.['app.kubernetes.io/component']).toBe('worker');
+    expect(so.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'quire-worker' });
+    expect(so.spec).toMatchObject({
+      minReplicaCount: 1,
+      maxReplicaCount: 10,
+      pollingInterval: 15,
+      cooldownPeriod: 300,
+      fallback: { failureThreshold: 3, replicas: 2 },
+      advanced: { horizontalPodAutoscalerConfig: { behavior: { scaleDown: { stabilizationWindowSeconds: 300 } } } },
+    });
+    expect(so.spec.triggers[0].metadata).toEqual({
+      serverAddress: 'http://prometheus.monitoring.svc:9090',
+      query: 'sum(max by (queue) (quire_jobs_queue_depth{namespace="quire"}))',
+      threshold: '100',
+      activationThreshold: '0',
+      ignoreNullValues: 'false',
+    });
+    const production = one(get('values-production.yaml'), 'ScaledObject', 'quire-worker');
+    expect(production.spec).toMatchObject({ minReplicaCount: 2, maxReplicaCount: 10, fallback: { replicas: 4 } });
+    expect(one(get('values-production.yaml, KEDA off'), 'Deployment', 'quire-worker').spec.replicas).toBe(2);
+  });
+
+  it('renders nothing of the worker when it is off, and then needs no Redis', () => {
+    for (const scenario of ['default values, worker off (no Redis)', 'default values, everything on, worker off']) {
+      const objects = get(scenario);
+      expect(
+        objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'worker'),
+        scenario,
+      ).toEqual([]);
+      expect(JSON.stringify(objects)).not.toContain('quire-worker');
+      for (const sm of ofKind(objects, 'ServiceMonitor')) expect(sm.spec.selector.matchExpressions[0].values).toEqual(['api', 'auth', 'webhooks']);
     }
   });
 });
@@ -699,11 +932,18 @@ describeRendered('plans and fair admission', () => {
     }
   });
 
-  it('renders QUIRE_PLANS into every Quire container (api, auth, webhooks, operator, migrate Job) as JSON of the plans values', () => {
+  it('renders QUIRE_PLANS into every Quire container (api, auth, webhooks, worker, operator, migrate Job) as JSON of the plans values', () => {
     const objects = get(PLANS_SCENARIO);
     const values = parseYaml(fs.readFileSync(path.join(REPO_ROOT, PLANS_VALUES), 'utf8'));
     const workloads = quireWorkloads(objects);
-    expect(workloads.map((w) => w.metadata.name).sort()).toEqual(['quire-api', 'quire-auth', 'quire-migrate', 'quire-operator', 'quire-webhooks']);
+    expect(workloads.map((w) => w.metadata.name).sort()).toEqual([
+      'quire-api',
+      'quire-auth',
+      'quire-migrate',
+      'quire-operator',
+      'quire-webhooks',
+      'quire-worker',
+    ]);
     for (const w of workloads) {
       const text = environment(objects, w).QUIRE_PLANS;
       expect(text, w.metadata.name).toBeDefined();
@@ -776,6 +1016,7 @@ describeRendered('several Postgres clusters', () => {
       'quire-migrate/migrate',
       'quire-operator/operator',
       'quire-webhooks/webhooks',
+      'quire-worker/worker',
     ]);
     for (const [where, ctr] of containers) {
       const refs = secretRefsOf(ctr);
@@ -911,10 +1152,11 @@ describe('metric names', () => {
     }
   });
 
-  itRendered('the KEDA query uses only contract names', () => {
+  itRendered('the KEDA queries use only contract names', () => {
     for (const scenario of ['values-production.yaml', 'default values, KEDA']) {
-      const so = one(get(scenario), 'ScaledObject');
-      check('ScaledObject', so.spec.triggers[0].metadata.query, isQuireSeries);
+      const objects = ofKind(get(scenario), 'ScaledObject');
+      expect(objects.map((so) => so.metadata.name).sort()).toEqual(['quire-webhooks', 'quire-worker']);
+      for (const so of objects) check(`ScaledObject ${so.metadata.name}`, so.spec.triggers[0].metadata.query, isQuireSeries);
     }
   });
 

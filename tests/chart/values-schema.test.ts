@@ -89,6 +89,36 @@ describe('values.schema.json', () => {
     expect(errors(withValue('operator.ingress.tlsSecretName', ''))).toBe('');
   });
 
+  it('accepts the worker values, and the worker off', () => {
+    expect(defaults.worker).toMatchObject({
+      enabled: true,
+      args: ['serve', 'worker'],
+      shutdownTimeoutMs: 300000,
+      autoscaling: { enabled: true, minReplicaCount: 1 },
+    });
+    const worker = {
+      enabled: true,
+      replicas: 3,
+      concurrency: 16,
+      queueWindow: 64,
+      sweepIntervalMs: 500,
+      lockMs: 60000,
+      shutdownTimeoutMs: 600000,
+      terminationGracePeriodSeconds: 1800,
+      autoscaling: { enabled: true, minReplicaCount: 2, maxReplicaCount: 20, threshold: 50, query: 'sum(quire_jobs_queue_depth)' },
+      pdb: { enabled: false },
+      service: { annotations: { 'example.com/x': 'y' } },
+    };
+    expect(errors(withValue('worker', worker))).toBe('');
+    expect(errors(withValue('worker.enabled', false))).toBe('');
+    expect(
+      errors(
+        withValue('networkPolicy.worker', { smtp: { ports: [2525], to: [{ ipBlock: { cidr: '10.1.0.0/16' } }] }, extraEgress: [{ ports: [{ port: 443 }] }] }),
+      ),
+    ).toBe('');
+    expect(errors(withValue('prometheusRule.thresholds', { jobOldestWaitingSeconds: 1800, jobFailedRatio: 0.2 }))).toBe('');
+  });
+
   it('accepts the plans of tests/chart/values-plans.yaml and the commented example in values.yaml', () => {
     const file = parseYaml(fs.readFileSync(path.join(REPO_ROOT, PLANS_VALUES), 'utf8'));
     expect(Object.keys(file.plans.definitions)).toHaveLength(2);
@@ -208,6 +238,13 @@ describe('values.schema.json', () => {
     ['a port out of range', 'api.port', 70000, /must be <= 65535/],
     ['a metrics port as a string', 'metrics.port', '9464', /must be integer/],
     ['KEDA scaling to zero', 'keda.minReplicaCount', 0, /must be >= 1/],
+    ['KEDA scaling the worker to zero', 'worker.autoscaling.minReplicaCount', 0, /must be >= 1/],
+    ['a worker drain beyond the process limit', 'worker.shutdownTimeoutMs', 1500000, /must be <= 600000/],
+    ['no worker concurrency', 'worker.concurrency', 0, /must be >= 1/],
+    ['a typo in a worker key', 'worker.concurency', 8, /must NOT have additional properties/],
+    ['a CPU target for the worker', 'worker.autoscaling.targetCPUUtilizationPercentage', 70, /must NOT have additional properties/],
+    ['a job failure ratio above 1', 'prometheusRule.thresholds.jobFailedRatio', 5, /must be <= 1/],
+    ['SMTP ports as strings', 'networkPolicy.worker.smtp.ports', ['587'], /must be integer/],
     ['a non-postgres database URL', 'secrets.databaseUrl', 'mysql://u@h/db', /must match pattern/],
     ['an encryption key that is not base64 of 32 bytes', 'secrets.encryptionKey', 'c2hvcnQ=', /must match pattern/],
     ['a secret variable in config.extra', 'config.extra', { QUIRE_ENCRYPTION_KEY: 'x' }, /property name must be valid/],

@@ -1,12 +1,32 @@
 {{/*
-"true" when something else owns the replica count: an HPA (api, auth, webhooks) or KEDA (webhooks).
-Call with (dict "root" $ "component" "api").
+"true" when something else owns the replica count: an HPA (api, auth, webhooks) or KEDA (webhooks;
+the worker with worker.autoscaling.enabled). Call with (dict "root" $ "component" "api").
 */}}
 {{- define "quire.autoscaled" -}}
 {{- $v := index .root.Values .component -}}
-{{- if or (dig "autoscaling" "enabled" false $v) (and (eq .component "webhooks") .root.Values.keda.enabled) -}}
+{{- if eq .component "worker" -}}
+{{- include "quire.workerScaledObject" .root -}}
+{{- else if or (dig "autoscaling" "enabled" false $v) (and (eq .component "webhooks") .root.Values.keda.enabled) -}}
 true
 {{- end -}}
+{{- end -}}
+
+{{/*
+The worker's own environment (not shared, so not in the ConfigMap). SHUTDOWN_TIMEOUT_MS overrides
+the ConfigMap's: running jobs get worker.shutdownTimeoutMs to finish. Call with the root context.
+*/}}
+{{- define "quire.workerEnv" -}}
+{{- $w := .Values.worker -}}
+- name: WORKER_CONCURRENCY
+  value: {{ int $w.concurrency | toString | quote }}
+- name: JOBS_QUEUE_WINDOW
+  value: {{ int $w.queueWindow | toString | quote }}
+- name: JOBS_SWEEP_INTERVAL_MS
+  value: {{ int $w.sweepIntervalMs | toString | quote }}
+- name: JOBS_LOCK_MS
+  value: {{ int $w.lockMs | toString | quote }}
+- name: SHUTDOWN_TIMEOUT_MS
+  value: {{ include "quire.shutdownTimeoutMs" (dict "root" . "component" "worker") | quote }}
 {{- end -}}
 
 {{/*
@@ -68,9 +88,10 @@ Call with the root context.
 {{- end -}}
 
 {{/*
-One Quire process as a Deployment. Call with (dict "root" $ "component" "api|auth|webhooks|operator").
-api and auth have a main port (`http`) and are probed there; webhooks and the operator only have
-`metrics`. The operator alone runs with its own ServiceAccount and a mounted token.
+One Quire process as a Deployment. Call with (dict "root" $ "component" "api|auth|webhooks|worker|operator").
+api and auth have a main port (`http`) and are probed there; webhooks, the worker and the operator
+only have `metrics`. The operator alone runs with its own ServiceAccount and a mounted token. api
+and the worker (jobs read and write files) mount the files volume.
 */}}
 {{- define "quire.deployment" -}}
 {{- $root := .root -}}
@@ -79,6 +100,8 @@ api and auth have a main port (`http`) and are probed there; webhooks and the op
 {{- $ctx := dict "root" $root "component" $c -}}
 {{- $hasHttp := has $c (list "api" "auth") -}}
 {{- $isOperator := eq $c "operator" -}}
+{{- $isWorker := eq $c "worker" -}}
+{{- $hasFiles := has $c (list "api" "worker") -}}
 {{- $probePort := ternary "http" "metrics" $hasHttp -}}
 {{- $p := $root.Values.probes -}}
 apiVersion: apps/v1
@@ -175,12 +198,15 @@ spec:
             - configMapRef:
                 name: {{ include "quire.fullname" $root }}
           env:
-            {{- include "quire.secretEnv" (dict "root" $root "secretName" (include "quire.secretName" $root)) | trim | nindent 12 }}
+            {{- include "quire.secretEnv" (dict "root" $root "secretName" (include "quire.secretName" $root) "requireRedis" $isWorker) | trim | nindent 12 }}
             {{- with include "quire.clusterEnv" $root | trim }}
             {{- . | nindent 12 }}
             {{- end }}
             {{- if $isOperator }}
             {{- include "quire.operatorEnv" $root | nindent 12 }}
+            {{- end }}
+            {{- if $isWorker }}
+            {{- include "quire.workerEnv" $root | nindent 12 }}
             {{- end }}
             {{- with $root.Values.extraEnv }}
             {{- toYaml . | nindent 12 }}
@@ -223,14 +249,14 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
-            {{- if eq $c "api" }}
+            {{- if $hasFiles }}
             - name: files
               mountPath: {{ $root.Values.files.mountPath }}
             {{- end }}
       volumes:
         - name: tmp
           emptyDir: {}
-        {{- if eq $c "api" }}
+        {{- if $hasFiles }}
         - name: files
           {{- if $root.Values.files.persistence.enabled }}
           persistentVolumeClaim:

@@ -76,7 +76,18 @@ imagePullSecrets:
 
 {{/* The Quire processes run as Deployments, space-separated: use with splitList " ". */}}
 {{- define "quire.components" -}}
-api auth webhooks{{ if .Values.operator.enabled }} operator{{ end }}
+api auth webhooks{{ if .Values.worker.enabled }} worker{{ end }}{{ if .Values.operator.enabled }} operator{{ end }}
+{{- end -}}
+
+{{/*
+"true" when the worker's KEDA ScaledObject is rendered: worker.autoscaling.enabled, and KEDA wanted
+(keda.enabled, the same switch as the webhooks' ScaledObject). Without KEDA the worker keeps
+worker.replicas: no CPU HPA, CPU says little about a backlog of jobs.
+*/}}
+{{- define "quire.workerScaledObject" -}}
+{{- if and .Values.worker.enabled .Values.worker.autoscaling.enabled .Values.keda.enabled -}}
+true
+{{- end -}}
 {{- end -}}
 
 {{/* The operator's own ServiceAccount (bound to its Role); the other pods never call the Kubernetes API. */}}
@@ -160,6 +171,14 @@ api auth webhooks{{ if .Values.operator.enabled }} operator{{ end }}
 {{- end -}}
 {{- if lt (int .Values.keda.minReplicaCount) 1 -}}
 {{- fail "keda.minReplicaCount must be at least 1: the webhook outbox sweeper must always run" -}}
+{{- end -}}
+{{- end -}}
+{{- if .Values.worker.enabled -}}
+{{- if and (not .Values.secrets.existingSecret) (not .Values.secrets.redisUrl) -}}
+{{- fail "worker.enabled needs REDIS_URL: set secrets.redisUrl (redis://...) or REDIS_URL in secrets.existingSecret. Without Redis each worker pod would run jobs in-process, which a cluster must not rely on; worker.enabled=false runs no background jobs at all (no email, no scheduled jobs)" -}}
+{{- end -}}
+{{- if and (include "quire.workerScaledObject" .) (lt (int .Values.worker.autoscaling.minReplicaCount) 1) -}}
+{{- fail "worker.autoscaling.minReplicaCount must be at least 1: the scheduler tick and email need a worker running, and the workers themselves report quire_jobs_queue_depth (no worker, no metric to scale up on)" -}}
 {{- end -}}
 {{- end -}}
 {{- range $c := splitList " " (include "quire.components" .) -}}
@@ -291,24 +310,41 @@ true
 {{- end -}}
 {{- end -}}
 
-{{/* The least terminationGracePeriodSeconds: preStop sleep + ceil((delay+timeout)/1000) + 5. */}}
+{{/*
+The component's SHUTDOWN_TIMEOUT_MS: worker.shutdownTimeoutMs for the worker (running jobs get that
+long to finish), shutdown.timeoutMs for the others. Call with (dict "root" $ "component" "api").
+*/}}
+{{- define "quire.shutdownTimeoutMs" -}}
+{{- if eq .component "worker" -}}
+{{- int .root.Values.worker.shutdownTimeoutMs -}}
+{{- else -}}
+{{- int .root.Values.shutdown.timeoutMs -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The least terminationGracePeriodSeconds: preStop sleep + ceil((delay+timeout)/1000) + 5, with the
+component's own timeout (quire.shutdownTimeoutMs). Call with (dict "root" $ "component" "api").
+*/}}
 {{- define "quire.minGracePeriod" -}}
-{{- $ms := add (int .Values.shutdown.delayMs) (int .Values.shutdown.timeoutMs) -}}
+{{- $root := .root -}}
+{{- $ms := add (int $root.Values.shutdown.delayMs) (include "quire.shutdownTimeoutMs" . | int) -}}
 {{- $s := add (div (add $ms 999) 1000) 5 -}}
-{{- if include "quire.preStopSleep" . -}}
-{{- $s = add $s (int .Values.shutdown.preStopSleepSeconds) -}}
+{{- if include "quire.preStopSleep" $root -}}
+{{- $s = add $s (int $root.Values.shutdown.preStopSleepSeconds) -}}
 {{- end -}}
 {{- $s -}}
 {{- end -}}
 
 {{/* The component's grace period: its own setting (never below the least), else the least. */}}
 {{- define "quire.gracePeriod" -}}
-{{- $min := include "quire.minGracePeriod" .root | int -}}
+{{- $min := include "quire.minGracePeriod" . | int -}}
 {{- $set := index .root.Values .component "terminationGracePeriodSeconds" -}}
+{{- $timeout := ternary "worker.shutdownTimeoutMs" "shutdown.timeoutMs" (eq .component "worker") -}}
 {{- if kindIs "invalid" $set -}}
 {{- $min -}}
 {{- else if lt (int $set) $min -}}
-{{- fail (printf "%s.terminationGracePeriodSeconds=%d is too low: the process needs %ds (preStop sleep + shutdown.delayMs + shutdown.timeoutMs + 5 s); raise it or lower shutdown.*" .component (int $set) $min) -}}
+{{- fail (printf "%s.terminationGracePeriodSeconds=%d is too low: the process needs %ds (preStop sleep + shutdown.delayMs + %s + 5 s); raise it or lower %s" .component (int $set) $min $timeout (ternary "worker.shutdownTimeoutMs" "shutdown.*" (eq .component "worker"))) -}}
 {{- else -}}
 {{- int $set -}}
 {{- end -}}
@@ -447,13 +483,16 @@ REDIS_URL: {{ . | b64enc | quote }}
 {{- end -}}
 
 {{/*
-The secret variables as env entries. Call with (dict "root" $ "secretName" "<name>").
-With existingSecret, keys go through secrets.keyMapping and the optional ones may be absent.
+The secret variables as env entries. Call with (dict "root" $ "secretName" "<name>"), and
+"requireRedis" true for the worker. With existingSecret, keys go through secrets.keyMapping and the
+optional ones may be absent; REDIS_URL is not optional with requireRedis (a worker pod without it
+does not start: CreateContainerConfigError names the missing key).
 */}}
 {{- define "quire.secretEnv" -}}
 {{- $root := .root -}}
 {{- $s := $root.Values.secrets -}}
 {{- $name := .secretName -}}
+{{- $optional := ternary (list "DATABASE_DIRECT_URL") (list "DATABASE_DIRECT_URL" "REDIS_URL") (default false .requireRedis) -}}
 {{- if $s.existingSecret }}
 {{- range $var := list "DATABASE_URL" "QUIRE_ENCRYPTION_KEY" "DATABASE_DIRECT_URL" "REDIS_URL" }}
 - name: {{ $var }}
@@ -461,7 +500,7 @@ With existingSecret, keys go through secrets.keyMapping and the optional ones ma
     secretKeyRef:
       name: {{ $name | quote }}
       key: {{ default $var (get $s.keyMapping $var) | quote }}
-      {{- if has $var (list "DATABASE_DIRECT_URL" "REDIS_URL") }}
+      {{- if has $var $optional }}
       optional: true
       {{- end }}
 {{- end }}
