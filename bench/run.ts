@@ -22,6 +22,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: './fairness',
     what: "a quiet tenant's 20-row lists alone, then while another tenant floods the same API process with heavy lists (48 connections)",
   },
+  jobs: {
+    file: './jobs',
+    what: "background jobs on one worker (BullMQ): jobs/s (no-op, one document written), enqueue-to-start p99 at 100/s, and another tenant's beside a 10,000-job backlog",
+  },
   move: {
     file: './move',
     what: 'quire tenant move of 10,000 and 100,000 ToDos (--large: 300,000) between two extra clusters under 4 writers + 2 readers: move time, writes held, failed/lost/doubled writes',

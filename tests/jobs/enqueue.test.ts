@@ -136,6 +136,54 @@ describe('background jobs (in-process)', () => {
     expect(row.body.data).toEqual([{ status: 'Sent' }]);
   });
 
+  it("RQ Job (virtual) lists, counts, reads, cancels, retries and deletes the tenant's own jobs, and no one else's", async () => {
+    const job = await enqueue(t, { method: 'flaky', kwargs: { title: 'flaky c', succeed_on: 2 }, retries: 1, backoff_seconds: 60 });
+    await until(
+      () => jobRow(server.db, job.id),
+      (r) => r?.attempts === 1 && r.status === 'queued', // waiting out its backoff
+    );
+    const listed = await t.call('GET', '/api/resource/RQ Job', {
+      query: {
+        fields: '["name","status","job_name","queue","exc_info"]',
+        filters: JSON.stringify([
+          ['status', '=', 'queued'],
+          ['job_name', '=', 'job_lab.tasks.flaky'],
+        ]),
+      },
+    });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data).toEqual([
+      { name: job.id, status: 'queued', job_name: 'job_lab.tasks.flaky', queue: 'default', exc_info: 'Error: flaky failed on try 1' },
+    ]);
+
+    const cancel = await t.call('POST', `/api/resource/RQ Job/${job.id}`, { query: { run_method: 'cancel' } });
+    expect(cancel.status, cancel.text).toBe(200);
+    const read = await t.call('GET', `/api/resource/RQ Job/${job.id}`);
+    expect(read.body.data).toMatchObject({
+      name: job.id,
+      status: 'canceled',
+      job_name: 'job_lab.tasks.flaky',
+      arguments: '{"title": "flaky c", "succeed_on": 2}',
+    });
+    const count = await t.call('GET', '/api/method/frappe.client.get_count', { query: { doctype: 'RQ Job', filters: '[["status","=","canceled"]]' } });
+    expect(count.body.message).toBe(1);
+
+    const other = await server.tenant('jobs2');
+    expect((await other.call('GET', `/api/resource/RQ Job/${job.id}`)).status).toBe(404);
+    expect((await other.call('GET', '/api/resource/RQ Job')).body.data).toEqual([]);
+    expect((await other.call('POST', `/api/resource/RQ Job/${job.id}`, { query: { run_method: 'retry' } })).status).toBe(404);
+
+    const retry = await t.call('POST', `/api/resource/RQ Job/${job.id}`, { query: { run_method: 'retry' } });
+    expect(retry.status, retry.text).toBe(200);
+    expect(await waitForStatus(server.db, job.id, 'finished')).toMatchObject({ status: 'finished', attempts: 1 });
+
+    expect((await t.call('PUT', `/api/resource/RQ Job/${job.id}`, { json: { status: 'queued' } })).status).toBe(417);
+    const bad = await t.call('GET', '/api/resource/RQ Job', { query: { filters: '[["arguments","like","%x%"]]' } });
+    expect(bad.status).toBe(417);
+    expect((await t.call('DELETE', `/api/resource/RQ Job/${job.id}`)).status).toBe(202);
+    expect((await t.call('GET', `/api/resource/RQ Job/${job.id}`)).status).toBe(404);
+  });
+
   it('a job function is not callable over HTTP', async () => {
     const res = await t.call('POST', '/api/method/job_lab.tasks.write_note', { json: { title: 'x' } });
     expect(res.status).toBe(403);

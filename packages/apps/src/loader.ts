@@ -1,16 +1,17 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ControllerRegistry, type DocController } from '@quire/documents';
+import { ControllerRegistry, isVirtualDocType, type DocController, type VirtualDocType } from '@quire/documents';
 import { parseDefinition, type DocTypeDefinition } from '@quire/meta';
 import { isDocMethod, whitelistedOf, type MethodFunction, type WhitelistedDocMethod, type WhitelistedMethod } from './whitelist';
 
 /**
  * An app is a folder laid out like a Frappe app: `<module>/doctype/<name>/<name>.json` defines a
- * DocType and `<name>.ts` beside it may export its `controller`; any `.ts` module may export
- * whitelisted functions, callable at `<app>.<module path>.<export>`; `modules.txt` lists the
- * app's modules; `hooks.ts` may export `docEvents` (Frappe's `doc_events`): controllers by
- * DocType, `*` for every DocType. A compiled app (the image's, `npm run build`'s `dist/`) has
+ * DocType and `<name>.ts` beside it may export its `controller`, its document `methods`, and for a
+ * virtual DocType (`is_virtual`) the `virtual` source of its records; any `.ts` module may export
+ * whitelisted functions, callable at `<app>.<module path>.<export>` (and any function may be
+ * enqueued as a job); `modules.txt` lists the app's modules; `hooks.ts` may export `docEvents`
+ * (Frappe's `doc_events`): controllers by DocType, `*` for every DocType, and `schedulerEvents`. A compiled app (the image's, `npm run build`'s `dist/`) has
  * `.js` modules instead: an app folder's modules are its `.ts` files when it has any, else its
  * `.js` files. `dist/` folders inside an app are build output, never part of it.
  */
@@ -91,6 +92,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
   const docMethods = new Map<string, Map<string, WhitelistedDocMethod>>();
   const controllerModules = new Map<string, string>();
   const schedulerEvents: SchedulerEvent[] = [];
+  const virtuals = new Map<string, VirtualDocType>();
   const addDocMethods = (doctype: string, exported: unknown) => {
     if (typeof exported !== 'object' || exported === null) return;
     let table = docMethods.get(doctype);
@@ -132,6 +134,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
       if (doctype && path.basename(file, ext) === path.basename(path.dirname(file))) {
         controllerModules.set(doctype, dotted);
         if (isController(mod.controller)) controllers.push([doctype, mod.controller]);
+        if (isVirtualDocType(mod.virtual)) virtuals.set(doctype, mod.virtual);
         addDocMethods(doctype, mod.methods);
       }
       addDocMethods('*', mod.documentMethods);
@@ -145,7 +148,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
     apps,
     doctypes: orderForInstall(doctypes),
     modules,
-    controllers: new ControllerRegistry(controllers),
+    controllers: new ControllerRegistry(controllers, virtuals),
     methods,
     functions,
     docMethods,

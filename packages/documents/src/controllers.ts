@@ -2,6 +2,7 @@ import type { Transaction } from '@quire/db';
 import type { Meta } from '@quire/meta';
 import type { DocContext, DocData, WriteFlags } from './context';
 import type { JobEnqueueing } from './jobs';
+import type { VirtualDocType } from './virtual';
 
 /** Frappe's controller hooks, in the order the lifecycle runs them (frappe-wire.md §5). */
 export const HOOKS = [
@@ -49,8 +50,11 @@ export type DocController = Partial<Record<HookName, Hook>>;
  */
 export class ControllerRegistry {
   private readonly byDoctype = new Map<string, DocController[]>();
+  private readonly virtuals: ReadonlyMap<string, VirtualDocType>;
 
-  constructor(entries: Iterable<readonly [doctype: string, controller: DocController]>) {
+  /** `virtuals`: the record sources of virtual DocTypes, by DocType. */
+  constructor(entries: Iterable<readonly [doctype: string, controller: DocController]>, virtuals: ReadonlyMap<string, VirtualDocType> = new Map()) {
+    this.virtuals = virtuals;
     for (const [doctype, controller] of entries) {
       let list = this.byDoctype.get(doctype);
       if (!list) this.byDoctype.set(doctype, (list = []));
@@ -69,6 +73,10 @@ export class ControllerRegistry {
       if (h) out.push(h);
     }
     return out;
+  }
+
+  virtualOf(doctype: string): VirtualDocType | undefined {
+    return this.virtuals.get(doctype);
   }
 
   async run(hook: HookName, args: HookArgs): Promise<void> {

@@ -25,3 +25,4 @@ export { getPassword } from './passwords';
 export { renameDoc, type RenameOptions } from './rename';
 export { documentsMigrations } from './schema';
 export { jobEnqueueing, HeldJobs, type JobEnqueueing } from './jobs';
+export { isVirtualDocType, type VirtualDocType } from './virtual';

@@ -1,4 +1,5 @@
 import { jobEnqueueing } from './jobs';
+import { refuseVirtualWrite, virtualOf } from './virtual';
 import type { Transaction } from '@quire/db';
 import { DocstatusTransitionError, doesNotExist, TimestampMismatchError, ValidationError } from '@quire/errors';
 import { cstr } from '@quire/frappe-compat';
@@ -63,6 +64,11 @@ function withDefaults(flags: WriteFlags): WriteFlags {
 /** A document the caller may read, with its child rows; 404 when missing, 403 when not permitted. */
 export async function getDoc(ctx: DocContext, doctype: string, name: unknown): Promise<DocData> {
   const meta = ctx.meta.require(doctype);
+  if (meta.isVirtual) {
+    const doc = await virtualOf(ctx, meta, 'read').getDoc(ctx, String(name));
+    if (!doc) throw doesNotExist(meta.name, String(name));
+    return doc;
+  }
   if (meta.istable) return getChildRow(ctx, meta, name);
   const doc = await selectDoc(ctx.db, ctx.meta, meta, meta.issingle ? meta.name : requireDoc(meta, name));
   if (!doc) throw doesNotExist(meta.name, String(name));
@@ -95,6 +101,7 @@ export async function docExists(ctx: DocContext, doctype: string, name: unknown)
 export function insertDoc(ctx: DocContext, doctype: string, input: DocData, given: WriteFlags = {}): Promise<DocData> {
   const flags = withDefaults(given);
   const meta = ctx.meta.require(doctype);
+  if (meta.isVirtual) refuseVirtualWrite(meta);
   return ctx.db.transaction(async (tx) => {
     const inner = within(ctx, tx);
     if (meta.issingle) return saveSingle(inner, tx, meta, input, flags);
@@ -198,6 +205,7 @@ function stripParentKeys(input: DocData): DocData {
 export function updateDoc(ctx: DocContext, doctype: string, name: unknown, patch: DocData, given: WriteFlags = {}): Promise<DocData> {
   const flags = withDefaults(given);
   const meta = ctx.meta.require(doctype);
+  if (meta.isVirtual) refuseVirtualWrite(meta);
   return ctx.db.transaction(async (tx) => {
     const inner = within(ctx, tx);
     if (meta.issingle) return saveSingle(inner, tx, meta, patch, flags);
@@ -338,6 +346,7 @@ async function saveSingle(ctx: DocContext, tx: Transaction, meta: Meta, patch: D
 export function deleteDoc(ctx: DocContext, doctype: string, name: unknown, given: WriteFlags = {}): Promise<void> {
   const flags = withDefaults(given);
   const meta = ctx.meta.require(doctype);
+  if (meta.isVirtual) return deleteVirtual(ctx, meta, String(name));
   return ctx.db.transaction(async (tx) => {
     const ctxIn = within(ctx, tx);
     if (meta.issingle) throw new ValidationError(`${meta.name} is a Single DocType and cannot be deleted`, { title: 'Not Allowed' });
@@ -445,4 +454,11 @@ function resetUnwritableFields(ctx: DocContext, meta: Meta, doc: DocData, previo
 /** True when the caller may read this document (used by list-adjacent helpers). */
 export function canRead(ctx: DocContext, meta: Meta, doc: DocData): boolean {
   return hasPermission(meta, ctx.principal, 'read', doc);
+}
+
+async function deleteVirtual(ctx: DocContext, meta: Meta, name: string): Promise<void> {
+  const source = virtualOf(ctx, meta, 'delete');
+  if (!source.deleteDoc) refuseVirtualWrite(meta);
+  if (!(await source.getDoc(ctx, name))) throw doesNotExist(meta.name, name);
+  await source.deleteDoc(ctx, name);
 }

@@ -4,6 +4,7 @@ import type { Principal } from '@quire/permissions';
 import { countStatement, listStatement, rowsToArrays, type CompiledList, type ListParams } from '@quire/query';
 import { LRUCache } from 'lru-cache';
 import type { DocContext } from './context';
+import { virtualOf } from './virtual';
 
 /**
  * Compiled lists by request shape, per tenant metadata (new metadata, new cache): the same query
@@ -41,6 +42,7 @@ function shapeKey(meta: Meta, principal: Principal, params: ListParams, day: str
  */
 export async function getList(ctx: DocContext, doctype: string, params: ListParams, maxPageLength: number): Promise<unknown[]> {
   const meta = ctx.meta.require(doctype);
+  if (meta.isVirtual) return virtualOf(ctx, meta, 'read').getList(ctx, params, maxPageLength);
   if (meta.issingle)
     throw new ValidationError(`${meta.name} is a Single DocType: read it at /api/resource/${meta.name}/${meta.name}`, { title: 'Single DocType' });
   const statement = compiledList(ctx.meta, meta, ctx.principal, params, maxPageLength);
@@ -51,6 +53,7 @@ export async function getList(ctx: DocContext, doctype: string, params: ListPara
 /** The number of rows a list with these filters would return, permission predicate included. */
 export async function getCount(ctx: DocContext, doctype: string, params: Pick<ListParams, 'filters' | 'or_filters' | 'parent'>): Promise<number> {
   const meta = ctx.meta.require(doctype);
+  if (meta.isVirtual) return virtualOf(ctx, meta, 'read').getCount(ctx, params);
   if (meta.issingle) return 1;
   const compiled = countStatement(params, { meta, tenant: ctx.meta, principal: ctx.principal });
   const { rows } = await ctx.db.query<{ count: number | string }>(compiled.text, compiled.values, { prepare: true });

@@ -20,3 +20,14 @@ export {
   SCHEDULER_USER,
 } from './schedules';
 export { FREQUENCIES, EVENT_FREQUENCIES, cronOf, nextRunAfter, isFrequency, type Frequency } from './frequencies';
+export {
+  listTenantJobs,
+  countTenantJobs,
+  getTenantJob,
+  deleteTenantJob,
+  cancelTenantJob,
+  retryTenantJob,
+  type JobRecord,
+  type JobFilter,
+  type JobQuery,
+} from './job-records';

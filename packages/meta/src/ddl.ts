@@ -46,7 +46,7 @@ function indexStatements(meta: Meta, f: DocField): string[] {
 }
 
 export function createTableStatements(meta: Meta): string[] {
-  if (meta.issingle) return [];
+  if (meta.issingle || meta.isVirtual) return [];
   const autoincrement = meta.namingRule === 'autoincrement';
   const cols = [
     autoincrement ? `"name" bigint PRIMARY KEY` : `"name" varchar(140) PRIMARY KEY`,
@@ -83,7 +83,7 @@ function sortColumn(meta: Meta): string | undefined {
 }
 
 export function dropTableStatements(meta: Meta): string[] {
-  if (meta.issingle) return [];
+  if (meta.issingle || meta.isVirtual) return [];
   const out = [`DROP TABLE IF EXISTS ${meta.table}`];
   if (meta.namingRule === 'autoincrement') out.push(`DROP SEQUENCE IF EXISTS ${meta.sequence}`);
   return out;
@@ -97,7 +97,8 @@ function refuse(message: string): never {
 export function alterTableStatements(old: Meta, next: Meta): string[] {
   if (old.issingle !== next.issingle) refuse(`Cannot change ${next.name} between Single and not Single`);
   if (old.istable !== next.istable) refuse(`Cannot change ${next.name} between child table and not child table`);
-  if (next.issingle) return [];
+  if (old.isVirtual !== next.isVirtual) refuse(`Cannot change ${next.name} between virtual and not virtual`);
+  if (next.issingle || next.isVirtual) return [];
   if ((old.namingRule === 'autoincrement') !== (next.namingRule === 'autoincrement')) {
     refuse(`Cannot change the naming of ${next.name} to or from Autoincrement once it exists`);
   }

@@ -59,6 +59,8 @@ export class Meta {
   readonly permissions: readonly DocPerm[];
   readonly istable: boolean;
   readonly issingle: boolean;
+  /** A virtual DocType (Frappe's is_virtual): no table; its controller module's `virtual` reads its records from elsewhere. */
+  readonly isVirtual: boolean;
   readonly isSubmittable: boolean;
   readonly isTree: boolean;
   readonly namingRule: NamingRule;
@@ -87,6 +89,7 @@ export class Meta {
     this.permissions = definition.permissions;
     this.istable = definition.istable === 1;
     this.issingle = definition.issingle === 1;
+    this.isVirtual = definition.is_virtual === 1;
     this.isSubmittable = definition.is_submittable === 1;
     this.isTree = definition.is_tree === 1;
     this.namingRule = d.namingRule;
