@@ -141,7 +141,11 @@ try {
     backlog_jobs: backlog,
     other_tenant: await startLatency(`"kwargs"->>'title' LIKE 'neighbour %'`, []),
   };
-  await waitForEnded(`"tenant" = 'bencha' AND "created_at" >= to_timestamp($1 / 1000.0) at time zone 'utc' AND "method" = 'job_lab.tasks.write_note'`, [backlogStarted], backlog);
+  await waitForEnded(
+    `"tenant" = 'bencha' AND "created_at" >= to_timestamp($1 / 1000.0) at time zone 'utc' AND "method" = 'job_lab.tasks.write_note'`,
+    [backlogStarted],
+    backlog,
+  );
   (results.other_tenant_beside_a_backlog as Record<string, unknown>).backlog_drained_seconds = round1((Date.now() - backlogStarted) / 1000);
   console.log(JSON.stringify({ worker_concurrency: Number(process.env.WORKER_CONCURRENCY ?? 8), ...results }, null, 2));
 } finally {
