@@ -152,6 +152,13 @@ export const text = {
     replayGone: 'The event no longer exists: nothing was sent.',
   },
 
+  rqJob: {
+    retry: 'Retry',
+    retried: 'The job is queued again.',
+    cancel: 'Cancel',
+    canceled: 'The job is canceled: it will not run.',
+  },
+
   doctype: {
     records: (doctype: string) => `Go to ${doctype} list`,
   },

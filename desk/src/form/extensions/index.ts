@@ -1,5 +1,6 @@
 import { doctype } from './doctype';
 import { oauthClient } from './oauth-client';
+import { rqJob } from './rq-job';
 import { noAfterSave, type FormExtension } from './types';
 import { user } from './user';
 import { webhook, webhookRequestLog } from './webhook';
@@ -13,6 +14,7 @@ const EXTENSIONS: Readonly<Record<string, FormExtension>> = {
   Webhook: webhook,
   'Webhook Request Log': webhookRequestLog,
   'OAuth Client': oauthClient,
+  'RQ Job': rqJob,
 };
 
 const NONE: FormExtension = {};

@@ -1,4 +1,6 @@
-import { whitelistDocMethod } from '@quire/apps';
+import { whitelist } from '@quire/apps';
+import { doesNotExist } from '@quire/errors';
+import { checkPermission } from '@quire/permissions';
 import type { DocContext, VirtualDocType } from '@quire/documents';
 import { cancelTenantJob, countTenantJobs, deleteTenantJob, getTenantJob, listTenantJobs, retryTenantJob, type JobFilter } from '@quire/jobs';
 import { parseListRequest, type ListRequest } from '@quire/query';
@@ -6,7 +8,7 @@ import { parseListRequest, type ListRequest } from '@quire/query';
 /**
  * RQ Job (virtual): the site's own background jobs from `quire.jobs` on its cluster, listed, counted
  * and read through /api/resource like any DocType (System Manager), filtered by status, queue or
- * job_name; `retry` and `cancel` as document methods, DELETE for an ended one.
+ * job_name; `retry_job` and `cancel_job`, DELETE for an ended one.
  */
 
 function filtersOf(request: Pick<ListRequest, 'filters'>): JobFilter[] {
@@ -35,10 +37,20 @@ export const virtual: VirtualDocType = {
   deleteDoc: (ctx, name) => deleteTenantJob(ctx.db, ctx.tenant.name, name),
 };
 
+/** A job's action as a whitelisted method (Frappe's RQ Job has stop_job): POST, with `name`, for those who may write RQ Job. */
 const jobAction = (action: (ctx: DocContext, id: string) => Promise<void>) =>
-  whitelistDocMethod(async (doc, _args, ctx) => action(ctx.doc, String(doc.name)), { methods: ['POST'] });
+  whitelist(
+    async (args, ctx) => {
+      checkPermission(ctx.doc.meta.require('RQ Job'), ctx.doc.principal, 'write');
+      const name = typeof args.name === 'string' ? args.name : '';
+      if (!(await getTenantJob(ctx.doc.db, ctx.doc.tenant.name, name))) throw doesNotExist('RQ Job', name);
+      await action(ctx.doc, name);
+    },
+    { methods: ['POST'] },
+  );
 
-export const methods = {
-  retry: jobAction((ctx, id) => retryTenantJob(ctx.db, ctx.tenant.name, id)),
-  cancel: jobAction((ctx, id) => cancelTenantJob(ctx.db, ctx.tenant.name, id)),
-};
+/** frappe.core.doctype.rq_job.rq_job.retry_job(name): a failed or canceled job queued again. */
+export const retry_job = jobAction((ctx, id) => retryTenantJob(ctx.db, ctx.tenant.name, id));
+
+/** frappe.core.doctype.rq_job.rq_job.cancel_job(name): a queued job that will not run. */
+export const cancel_job = jobAction((ctx, id) => cancelTenantJob(ctx.db, ctx.tenant.name, id));
