@@ -122,7 +122,16 @@ describe('background jobs on BullMQ workers', () => {
     const worker = await start('worker', { SHUTDOWN_TIMEOUT_MS: '10000' });
     const job = await enqueue(b, { method: 'slow_note', kwargs: { title: 'finished on the way out', ms: 1500 } });
     await waitForStatus(server.db, job.id, 'started');
+    // RQ Worker: the live worker, busy with the job (a heartbeat within a second of turning busy).
+    const pid = worker.p.child.pid;
+    const mine = async () =>
+      (
+        (await b.call('GET', '/api/resource/RQ Worker', { query: { fields: '["worker_name","status","pid","queue"]' } })).body.data as Array<{ pid: number }>
+      ).filter((w) => w.pid === pid);
+    const busy = await until(mine, (list) => JSON.stringify(list).includes('"busy"'), 5000);
+    expect(busy).toEqual([{ worker_name: expect.stringMatching(/:\d+$/), status: 'busy', pid, queue: 'short,default,long' }]);
     expect(await stop(worker.p, 'SIGTERM')).toBe(0);
+    expect(await mine()).toEqual([]); // a stopped worker takes its row away
     const row = await waitForStatus(server.db, job.id, 'finished', 1000);
     expect(row).toMatchObject({ status: 'finished', attempts: 1 });
     await waitForNote(b, 'finished on the way out', 1000);

@@ -31,3 +31,14 @@ export {
   type JobFilter,
   type JobQuery,
 } from './job-records';
+export {
+  createWorkersTable,
+  heartbeat,
+  removeWorker,
+  liveWorkers,
+  liveWorker,
+  WorkerStats,
+  HEARTBEAT_MS,
+  type WorkerRecord,
+  type WorkerReport,
+} from './worker-registry';

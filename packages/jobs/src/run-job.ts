@@ -3,6 +3,7 @@ import { docMethodOf } from '@quire/apps';
 import type { Queryable } from '@quire/db';
 import { getDoc } from '@quire/documents';
 import { recordScheduledRun } from './scheduled-run';
+import type { WorkerStats } from './worker-registry';
 
 /** What running a job needs from the platform. */
 export interface JobRunDeps {
@@ -16,6 +17,8 @@ export interface JobRunDeps {
   worker: string;
   /** Told how each run ended, for metrics. */
   observe?: (queue: string, status: 'finished' | 'failed' | 'retried', seconds: number) => void;
+  /** This process's counts, for its "RQ Worker" heartbeat. */
+  stats?: WorkerStats;
 }
 
 interface StartedRow {
@@ -63,6 +66,7 @@ export async function runJob(db: Queryable, id: string, deps: JobRunDeps): Promi
   const started = await startJob(db, id, deps.worker);
   if (!started) return 'skipped';
   const t0 = performance.now();
+  if (deps.stats) deps.stats.running++;
   let outcome: RunOutcome;
   let ctx: MethodContext | undefined;
   let failure: unknown;
@@ -82,7 +86,13 @@ export async function runJob(db: Queryable, id: string, deps: JobRunDeps): Promi
   if (ctx && started.scheduled_job_type && outcome !== 'retried') {
     await recordScheduledRun(ctx.doc, started.scheduled_job_type, outcome === 'finished' ? undefined : errorText(failure)).catch(() => {});
   }
-  deps.observe?.(started.queue, outcome === 'skipped' ? 'failed' : outcome, (performance.now() - t0) / 1000);
+  const seconds = (performance.now() - t0) / 1000;
+  const ended = outcome === 'skipped' ? 'failed' : outcome;
+  if (deps.stats) {
+    deps.stats.running--;
+    deps.stats.ran(ended, seconds);
+  }
+  deps.observe?.(started.queue, ended, seconds);
   return outcome;
 }
 

@@ -3,7 +3,7 @@ import type { SecretBox } from '@quire/auth';
 import { runMigrations, type Database, type Migration, type Queryable, type TenantDatabases } from '@quire/db';
 import { ValidationError } from '@quire/errors';
 import { createOutboxTable } from '@quire/webhooks';
-import { createJobsTable, createScheduleTable } from '@quire/jobs';
+import { createJobsTable, createScheduleTable, createWorkersTable } from '@quire/jobs';
 import { createMoveObjects } from './move';
 import { createSparesTable, createTemplatesTable } from './release-schemas';
 
@@ -152,6 +152,7 @@ export const clusterMigrations: readonly Migration[] = [
     async up(q) {
       await createJobsTable(q);
       await createScheduleTable(q);
+      await createWorkersTable(q);
     },
   },
 ];

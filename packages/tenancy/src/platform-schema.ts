@@ -5,7 +5,7 @@ import { createFilePurgesTable } from './file-purge';
 import { createSparesTable, createTemplatesTable } from './release-schemas';
 import { createMoveObjects, createTenantMovesTable } from './move';
 import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
-import { createJobsTable, createScheduleTable } from '@quire/jobs';
+import { createJobsTable, createScheduleTable, createWorkersTable } from '@quire/jobs';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
 export const PLATFORM_SCHEMA = 'quire';
@@ -165,6 +165,7 @@ export const platformMigrations: readonly Migration[] = [
     async up(q) {
       await createJobsTable(q);
       await createScheduleTable(q);
+      await createWorkersTable(q);
     },
   },
 ];

@@ -2,7 +2,18 @@ import { hostname } from 'node:os';
 import type { MethodSettings } from '@quire/apps';
 import { smtpOptionsFromUrl } from '@quire/email';
 import type { ServiceOperations } from '@quire/http';
-import { InProcessJobRunner, QueueJobRunner, readBacklog, type JobLanes, type JobRunDeps } from '@quire/jobs';
+import {
+  heartbeat,
+  HEARTBEAT_MS,
+  InProcessJobRunner,
+  QUEUE_NAMES,
+  QueueJobRunner,
+  readBacklog,
+  removeWorker,
+  WorkerStats,
+  type JobLanes,
+  type JobRunDeps,
+} from '@quire/jobs';
 import type { Platform } from '@quire/tenancy';
 import { platformOutboxes } from '@quire/webhooks-service';
 import type { Logger } from 'pino';
@@ -44,12 +55,15 @@ export function startWorkerService(
     laneOf: (cluster) => ({ cluster, db: platform.clusters.database(cluster) }),
   };
   const metrics = new JobMetrics(ops.metrics.registry, () => backlogOf(lanes));
+  const stats = new WorkerStats();
   const deps: JobRunDeps = {
     apps: platform.apps,
     contextFor: jobContexts(platform, methodSettings),
     worker: `${hostname()}:${process.pid}`,
     observe: (queue, status, seconds) => metrics.observe(queue, status, seconds),
+    stats,
   };
+  const stopHeartbeat = heartbeats(lanes, deps.worker, stats, onError);
   if (config.redisUrl) {
     const runner = new QueueJobRunner(lanes, deps, {
       redisUrl: config.redisUrl,
@@ -66,6 +80,7 @@ export function startWorkerService(
       wake: () => runner.wake(),
       async close(timeoutMs = 20_000) {
         if (!(await within(runner.close(), timeoutMs))) await runner.close(true);
+        await stopHeartbeat();
       },
     };
   }
@@ -78,7 +93,43 @@ export function startWorkerService(
     async close(timeoutMs = 20_000) {
       unsubscribe();
       await within(runner.close(), timeoutMs);
+      await stopHeartbeat();
     },
+  };
+}
+
+/**
+ * This worker's "RQ Worker" row on every cluster it serves, now, every HEARTBEAT_MS and when it turns busy or idle; removed
+ * when it stops (a killed one's row is shown no more a minute after its last beat).
+ */
+function heartbeats(lanes: JobLanes, name: string, stats: WorkerStats, onError: (e: unknown, cluster?: string) => void): () => Promise<void> {
+  const report = () => ({
+    name,
+    hostname: hostname(),
+    pid: process.pid,
+    queues: QUEUE_NAMES.join(','),
+    startedAt: stats.startedAt,
+    running: stats.running,
+    finished: stats.finished,
+    failed: stats.failed,
+    workingSeconds: stats.workingSeconds,
+  });
+  let beatAt = 0;
+  let busy = false;
+  const beat = async () => {
+    beatAt = Date.now();
+    busy = stats.running > 0;
+    for (const lane of await lanes.lanes().catch(() => [])) await heartbeat(lane.db, report()).catch((e: unknown) => onError(e, lane.cluster));
+  };
+  void beat();
+  // Every HEARTBEAT_MS, and within a second of turning busy or idle.
+  const timer = setInterval(() => {
+    if (Date.now() - beatAt >= HEARTBEAT_MS || stats.running > 0 !== busy) void beat();
+  }, 1000);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    for (const lane of await lanes.lanes().catch(() => [])) await removeWorker(lane.db, name).catch(() => {});
   };
 }
 
