@@ -45,7 +45,7 @@ describe('loadApps', () => {
     const loaded = await loadApps([{ name: 'lab', root }]);
     expect(loaded.doctypes.map((d) => d.name)).toEqual(['Lab Note']);
     expect(loaded.modules).toEqual([{ app: 'lab', module: 'Lab' }]);
-    expect([...loaded.functions].sort()).toEqual(['lab.api.compiledHello']);
+    expect([...loaded.functions.keys()].sort()).toEqual(['lab.api.compiledHello']);
     // The DocType's controller and the hooks' doc_events.
     expect(loaded.controllers.hooks('Lab Note', 'validate')).toHaveLength(2);
   });
@@ -59,7 +59,7 @@ describe('loadApps', () => {
     });
     const loaded = await loadApps([{ name: 'lab', root }]);
     expect(loaded.doctypes.map((d) => d.name)).toEqual(['Lab Note']);
-    expect([...loaded.functions].sort()).toEqual(['lab.api.sourceHello']);
+    expect([...loaded.functions.keys()].sort()).toEqual(['lab.api.sourceHello']);
     expect(loaded.controllers.hooks('Lab Note', 'validate')).toHaveLength(0);
   });
 });

@@ -118,6 +118,9 @@ export class PgDatabase implements Database {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
+    // Nor a lent one that loses it between two statements (pg emits 'error' when no query is
+    // running to reject): the next statement on it fails, and the connection is then discarded.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   poolStats(): PoolStats {

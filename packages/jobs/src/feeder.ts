@@ -38,6 +38,7 @@ export class Feeder {
   private turn = 0;
   private closed = false;
   private tidiedAt = -Infinity;
+  private sweeping: Promise<void> | undefined;
 
   constructor(
     private readonly lanes: JobLanes,
@@ -46,7 +47,8 @@ export class Feeder {
 
   start(): void {
     const sweep = () => {
-      void this.sweep().finally(() => {
+      this.sweeping = this.sweep().finally(() => {
+        this.sweeping = undefined;
         if (!this.closed) this.timer = setTimeout(sweep, this.options.sweepIntervalMs);
       });
     };
@@ -63,13 +65,16 @@ export class Feeder {
     this.feeding = this.feedWhileWoken().finally(() => (this.feeding = undefined));
   }
 
+  /** Stops; resolves once no sweep or feeding of its is still using the database (it may close next). */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    await this.sweeping;
     await this.feeding;
   }
 
   private async sweep(): Promise<void> {
+    if (this.closed) return;
     const tidy = performance.now() - this.tidiedAt >= TIDY_EVERY_MS;
     if (tidy) this.tidiedAt = performance.now();
     for (const lane of await this.safeLanes()) {

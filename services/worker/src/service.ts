@@ -116,19 +116,23 @@ function heartbeats(lanes: JobLanes, name: string, stats: WorkerStats, onError: 
   });
   let beatAt = 0;
   let busy = false;
-  const beat = async () => {
+  let beating: Promise<void> | undefined;
+  const beat = () => {
     beatAt = Date.now();
     busy = stats.running > 0;
-    for (const lane of await lanes.lanes().catch(() => [])) await heartbeat(lane.db, report()).catch((e: unknown) => onError(e, lane.cluster));
+    beating ??= (async () => {
+      for (const lane of await lanes.lanes().catch(() => [])) await heartbeat(lane.db, report()).catch((e: unknown) => onError(e, lane.cluster));
+    })().finally(() => (beating = undefined));
   };
-  void beat();
+  beat();
   // Every HEARTBEAT_MS, and within a second of turning busy or idle.
   const timer = setInterval(() => {
-    if (Date.now() - beatAt >= HEARTBEAT_MS || stats.running > 0 !== busy) void beat();
+    if (Date.now() - beatAt >= HEARTBEAT_MS || stats.running > 0 !== busy) beat();
   }, 1000);
   timer.unref();
   return async () => {
     clearInterval(timer);
+    await beating; // the database closes after this
     for (const lane of await lanes.lanes().catch(() => [])) await removeWorker(lane.db, name).catch(() => {});
   };
 }
