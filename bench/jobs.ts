@@ -11,8 +11,9 @@ import { recreateDatabase, ROOT, startProcess, type Started } from './support';
  * `npm run bench -- jobs`: one `quire serve worker` process (BullMQ on Redis, WORKER_CONCURRENCY
  * as set, 8 by default), Postgres and Redis on this machine, the job_lab test app:
  *
- * 1. throughput: BENCH_JOBS (5,000) jobs queued, then the worker started; jobs per second from the
- *    first start to the last end, for a no-op job and for a job that writes one document.
+ * 1. throughput: BENCH_JOBS (5,000) jobs queued, then a worker started; jobs per second from the
+ *    first start to the last end, for a no-op job, then (another 5,000, another worker) for a job
+ *    that writes one document.
  * 2. latency: jobs enqueued at BENCH_RATE (100/s) for BENCH_SECONDS (15 s) through the real
  *    enqueue path (a row committed, a wake-up published); enqueue-to-start p50/p99/max.
  * 3. a noisy neighbour: tenant A queues BENCH_BACKLOG (10,000) document-writing jobs at once while
@@ -119,15 +120,24 @@ async function paced(ctx: DocContext, task: string, perSecond: number, forSecond
   return total;
 }
 
+async function stopProcess(p: Started): Promise<void> {
+  if (p.child.exitCode !== null) return;
+  const exited = new Promise((r) => p.child.once('exit', r));
+  p.child.kill('SIGTERM');
+  await exited;
+}
+
 let worker: Started | undefined;
 try {
   const results: Record<string, unknown> = {};
-  await enqueueMany(a, 'noop', jobsCount);
-  await enqueueMany(a, 'write_note', jobsCount);
-  worker = await startProcess(['bin/quire.mjs', 'serve', 'worker'], { ...env, PORT: '0' }, /health on port (\d+)/);
-  await waitForEnded(`"method" IN ('job_lab.tasks.noop', 'job_lab.tasks.write_note')`, [], 2 * jobsCount);
-  results.throughput_noop = await throughput(`"method" = 'job_lab.tasks.noop'`, []);
-  results.throughput_write_one_document = await throughput(`"method" = 'job_lab.tasks.write_note'`, []);
+  // Each kind queued whole while no worker runs, then run by a worker started for it alone.
+  for (const task of ['noop', 'write_note']) {
+    await enqueueMany(a, task, jobsCount);
+    worker = await startProcess(['bin/quire.mjs', 'serve', 'worker'], { ...env, PORT: '0' }, /health on port (\d+)/);
+    await waitForEnded(`"method" = $1`, [`job_lab.tasks.${task}`], jobsCount);
+    results[task === 'noop' ? 'throughput_noop' : 'throughput_write_one_document'] = await throughput(`"method" = $1`, [`job_lab.tasks.${task}`]);
+    if (task === 'noop') await stopProcess(worker);
+  }
 
   const steady = await paced(a, 'noop', rate, seconds, 'steady');
   await waitForEnded(`"kwargs"->>'title' LIKE 'steady %'`, [], steady, 60_000);
@@ -149,11 +159,7 @@ try {
   (results.other_tenant_beside_a_backlog as Record<string, unknown>).backlog_drained_seconds = round1((Date.now() - backlogStarted) / 1000);
   console.log(JSON.stringify({ worker_concurrency: Number(process.env.WORKER_CONCURRENCY ?? 8), ...results }, null, 2));
 } finally {
-  if (worker && worker.child.exitCode === null) {
-    const exited = new Promise((r) => worker?.child.once('exit', r));
-    worker.child.kill('SIGTERM');
-    await exited;
-  }
+  if (worker) await stopProcess(worker);
   await db.end();
   await rt.close();
 }
