@@ -23,7 +23,7 @@ export function readSettings<S extends Record<string, Setting>>(table: S, env: N
 }
 
 /** An optional text setting: blank counts as unset. */
-const optionalText = z
+export const optionalText = z
   .string()
   .trim()
   .optional()

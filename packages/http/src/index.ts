@@ -6,3 +6,4 @@ export { healthEndpoint, operationsListener, type MetricsSource } from './operat
 export { Readiness, type AdvisoryChecks, type ReadinessCheck, type ReadinessReport, type ReadinessOptions } from './readiness';
 export { withOperations, type ServiceOperations } from './service-operations';
 export { contentSecurityPolicy, pageSecurityHeaders } from './page-security';
+export { finishesWithin } from './finishes-within';

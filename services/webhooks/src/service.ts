@@ -1,4 +1,4 @@
-import type { ServiceOperations } from '@quire/http';
+import { finishesWithin, type ServiceOperations } from '@quire/http';
 import { makePrincipal } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { InProcessRunner, oldestPendingAgeSeconds, pendingCount, QueueWorker, type DeliveryDeps } from '@quire/webhooks';
@@ -60,7 +60,7 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
     return {
       metrics,
       async close(timeoutMs = 20_000) {
-        if (!(await within(queueWorker.close(), timeoutMs))) await queueWorker.close(true);
+        if (!(await finishesWithin(queueWorker.close(), timeoutMs))) await queueWorker.close(true);
       },
     };
   }
@@ -71,18 +71,7 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
     metrics,
     async close(timeoutMs = 20_000) {
       unsubscribe();
-      await within(runner.close(), timeoutMs);
+      await finishesWithin(runner.close(), timeoutMs);
     },
   };
-}
-
-/** Whether `work` finished within `ms` (it goes on either way). */
-async function within(work: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([work.then(() => true as const), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,11 +1,5 @@
-import { readSettings, type Setting, type SettingsOf } from '@quire/config';
+import { optionalText, readSettings, type Setting, type SettingsOf } from '@quire/config';
 import { z } from 'zod';
-
-const optionalText = z
-  .string()
-  .trim()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
 
 /** The worker service's settings: name -> environment variable and schema. */
 const workerSettings = {

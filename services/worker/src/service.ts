@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { MethodSettings } from '@quire/apps';
 import { smtpOptionsFromUrl } from '@quire/email';
-import type { ServiceOperations } from '@quire/http';
+import { finishesWithin, type ServiceOperations } from '@quire/http';
 import {
   heartbeat,
   HEARTBEAT_MS,
@@ -79,7 +79,7 @@ export function startWorkerService(
       metrics,
       wake: () => runner.wake(),
       async close(timeoutMs = 20_000) {
-        if (!(await within(runner.close(), timeoutMs))) await runner.close(true);
+        if (!(await finishesWithin(runner.close(), timeoutMs))) await runner.close(true);
         await stopHeartbeat();
       },
     };
@@ -92,7 +92,7 @@ export function startWorkerService(
     wake: () => runner.wake(),
     async close(timeoutMs = 20_000) {
       unsubscribe();
-      await within(runner.close(), timeoutMs);
+      await finishesWithin(runner.close(), timeoutMs);
       await stopHeartbeat();
     },
   };
@@ -147,15 +147,4 @@ async function backlogOf(lanes: JobLanes): Promise<JobBacklog> {
     }
   }
   return out;
-}
-
-/** Whether `work` finished within `ms` (it goes on either way). */
-async function within(work: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([work.then(() => true as const), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
