@@ -4,7 +4,7 @@ import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
 import { spawnQuire, type Spawned } from '../support/process';
 import { call, startTestServer, type TestServer, type TestTenant } from '../support/server';
 import { until } from '../support/until';
-import { enqueue, JOB_LAB, noteTitles, waitForNote, waitForStatus } from './support';
+import { enqueue, JOB_LAB, jobRow, noteTitles, waitForNote, waitForStatus } from './support';
 
 /**
  * Jobs with Redis, as a cluster runs them: the API only enqueues (and wakes the workers through the
@@ -91,16 +91,19 @@ describe('background jobs on BullMQ workers', () => {
   }, 120_000);
 
   it('a worker killed with -9 in the middle of a job: the job runs again on another worker, once', async () => {
-    const one = await start('worker');
-    const job = await enqueue(a, { method: 'slow_note', kwargs: { title: 'survives a kill', ms: 2000 } });
-    const started = await waitForStatus(server.db, job.id, 'started');
-    expect(started?.status).toBe('started');
-    const two = await start('worker');
-    await stop(one.p, 'SIGKILL');
+    const [one, two] = await Promise.all([start('worker'), start('worker')]);
+    const job = await enqueue(a, { method: 'slow_note', kwargs: { title: 'survives a kill', ms: 3000 } });
+    await waitForStatus(server.db, job.id, 'started');
+    // Whichever worker took it is killed in the middle (its name is `<host>:<pid>`).
+    const { rows } = await server.db.query<{ worker: string }>(`SELECT "worker" FROM quire.jobs WHERE "id" = $1`, [job.id]);
+    const [holder, other] = rows[0]?.worker.endsWith(`:${one.p.child.pid}`) ? [one, two] : [two, one];
+    await stop(holder.p, 'SIGKILL');
     const row = await waitForStatus(server.db, job.id, 'finished', 30_000);
     expect(row).toMatchObject({ status: 'finished', attempts: 2 });
+    const { rows: after } = await server.db.query<{ worker: string }>(`SELECT "worker" FROM quire.jobs WHERE "id" = $1`, [job.id]);
+    expect(after[0]?.worker).toMatch(new RegExp(`:${other.p.child.pid}$`));
     expect((await noteTitles(a)).filter((t) => t === 'survives a kill')).toHaveLength(1);
-    expect(await stop(two.p)).toBe(0);
+    expect(await stop(other.p)).toBe(0);
   }, 90_000);
 
   it('the API killed right after the commit: the job committed with the write still runs', async () => {
@@ -120,7 +123,7 @@ describe('background jobs on BullMQ workers', () => {
 
   it('a graceful stop lets the running job finish, then exits 0', async () => {
     const worker = await start('worker', { SHUTDOWN_TIMEOUT_MS: '10000' });
-    const job = await enqueue(b, { method: 'slow_note', kwargs: { title: 'finished on the way out', ms: 1500 } });
+    const job = await enqueue(b, { method: 'slow_note', kwargs: { title: 'finished on the way out', ms: 6000 } });
     await waitForStatus(server.db, job.id, 'started');
     // RQ Worker: the live worker, busy with the job (a heartbeat within a second of turning busy).
     const pid = worker.p.child.pid;
@@ -128,8 +131,21 @@ describe('background jobs on BullMQ workers', () => {
       (
         (await b.call('GET', '/api/resource/RQ Worker', { query: { fields: '["worker_name","status","pid","queue"]' } })).body.data as Array<{ pid: number }>
       ).filter((w) => w.pid === pid);
-    const busy = await until(mine, (list) => JSON.stringify(list).includes('"busy"'), 5000);
+    const busy = await until(mine, (list) => JSON.stringify(list).includes('"busy"'), 3500);
     expect(busy).toEqual([{ worker_name: expect.stringMatching(/:\d+$/), status: 'busy', pid, queue: 'short,default,long' }]);
+    const metrics = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
+    for (const name of [
+      'quire_jobs_total',
+      'quire_job_duration_seconds',
+      'quire_jobs_queue_depth',
+      'quire_jobs_oldest_age_seconds',
+      'quire_scheduler_lag_seconds',
+    ]) {
+      expect(metrics, name).toContain(`# HELP ${name} `);
+    }
+    expect(metrics).toMatch(/^quire_scheduler_lag_seconds \d/m);
+    expect(metrics).toMatch(/^quire_jobs_queue_depth\{queue="default"\} \d/m);
+    expect((await jobRow(server.db, job.id))?.status).toBe('started'); // still running when the stop comes
     expect(await stop(worker.p, 'SIGTERM')).toBe(0);
     expect(await mine()).toEqual([]); // a stopped worker takes its row away
     const row = await waitForStatus(server.db, job.id, 'finished', 1000);

@@ -10,6 +10,7 @@ export { QueueJobRunner, bullQueueName, type QueueRunnerOptions } from './queue-
 export { JobsWakeProducer, jobsWakeChannel } from './wake';
 export { createScheduleTable, deleteTenantSchedules } from './schedule-table';
 export {
+  schedulerLagSeconds,
   syncSchedules,
   syncScheduledJobTypes,
   indexDeclaredSchedules,

@@ -169,3 +169,12 @@ export async function tickSchedules(db: Executor, now = new Date()): Promise<num
 function isoUtc(d: Date): string {
   return d.toISOString().replace('T', ' ').replace('Z', '');
 }
+
+/** How late the scheduler is on this cluster: seconds since the earliest due run that no tick has taken yet (0 when none is due). */
+export async function schedulerLagSeconds(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ lag: number | null }>(
+    `SELECT EXTRACT(EPOCH FROM (clock_timestamp() at time zone 'utc') - min("next_run_at"))::float8 AS "lag"
+       FROM quire.job_schedules WHERE NOT "stopped" AND "next_run_at" <= (clock_timestamp() at time zone 'utc')`,
+  );
+  return Math.max(0, rows[0]?.lag ?? 0);
+}

@@ -13,7 +13,7 @@ export class JobMetrics {
   private readonly runs: Counter<'queue' | 'status'>;
   private readonly duration: Histogram<'queue'>;
 
-  constructor(registry: Registry, readBacklog: () => Promise<JobBacklog>) {
+  constructor(registry: Registry, readBacklog: () => Promise<JobBacklog>, readSchedulerLag: () => Promise<number>) {
     const registers = [registry];
     this.runs = new Counter({
       name: 'quire_jobs_total',
@@ -45,6 +45,15 @@ export class JobMetrics {
       registers,
       async collect() {
         for (const [queue, b] of Object.entries(await backlog())) this.set({ queue }, b.oldestAgeSeconds);
+      },
+    });
+    const lag = cachedReading(readSchedulerLag, 5_000);
+    new Gauge({
+      name: 'quire_scheduler_lag_seconds',
+      help: 'How late the scheduler is: seconds since the earliest due scheduled run no worker has taken, on any cluster (global; 0 when none is due)',
+      registers,
+      async collect() {
+        this.set(await lag());
       },
     });
   }

@@ -10,6 +10,7 @@ import {
   QueueJobRunner,
   readBacklog,
   removeWorker,
+  schedulerLagSeconds,
   WorkerStats,
   type JobLanes,
   type JobRunDeps,
@@ -54,7 +55,11 @@ export function startWorkerService(
     lanes: () => clusters.outboxes(),
     laneOf: (cluster) => ({ cluster, db: platform.clusters.database(cluster) }),
   };
-  const metrics = new JobMetrics(ops.metrics.registry, () => backlogOf(lanes));
+  const metrics = new JobMetrics(
+    ops.metrics.registry,
+    () => backlogOf(lanes),
+    async () => Math.max(0, ...(await Promise.all((await lanes.lanes()).map((l) => schedulerLagSeconds(l.db).catch(() => 0))))),
+  );
   const stats = new WorkerStats();
   const deps: JobRunDeps = {
     apps: platform.apps,
