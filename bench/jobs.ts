@@ -5,7 +5,7 @@ import { createRuntime, loadRuntimeConfig } from '@quire/runtime';
 import { createTenant } from '@quire/tenancy';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { recreateDatabase, ROOT, startProcess, type Started } from './support';
+import { percentile, recreateDatabase, ROOT, startProcess, type Started } from './support';
 
 /**
  * `npm run bench -- jobs`: one `quire serve worker` process (BullMQ on Redis, WORKER_CONCURRENCY
@@ -32,11 +32,6 @@ const ADMIN = makePrincipal('Administrator', ['Administrator', 'System Manager']
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round1 = (n: number) => Math.round(n * 10) / 10;
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
-}
 
 const databaseUrl = await recreateDatabase(database);
 const redis = new Redis(redisUrl);

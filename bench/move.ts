@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import type { MoveReport } from '@quire/tenancy';
 import pg from 'pg';
 import { createPgCluster, pgClustersAvailable, type PgCluster } from '../tests/support/pg-clusters';
-import { recreateDatabase, ROOT, startProcess, type Started } from './support';
+import { percentile, recreateDatabase, ROOT, startProcess, type Started } from './support';
 
 /**
  * `npm run bench -- move [--large]` (issue 28, item 4): `quire tenant move` of a tenant with
@@ -68,11 +68,6 @@ interface SizeFigures {
 }
 
 const ok = (status: number): boolean => status >= 200 && status < 300;
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
-}
 
 /** "p50/p99/max" of the latencies of `samples`, in ms. */
 function latencies(samples: readonly Sample[]): string {

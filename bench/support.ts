@@ -61,3 +61,9 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: Re
     });
   });
 }
+
+/** The `p` quantile (0..1) of ascending `sorted` values (nearest rank); NaN for none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
+}

@@ -6,7 +6,7 @@ import { QueueProducer } from '@quire/webhooks';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuSeconds } from './load';
-import { recreateDatabase, startProcess, type Started } from './support';
+import { percentile, recreateDatabase, startProcess, type Started } from './support';
 
 /**
  * `npm run bench -- webhooks`: issue 15's webhook figures for ONE `quire serve webhooks` process
@@ -40,11 +40,6 @@ const TARGET_RATE = 1000;
 const TARGET_P99_MS = 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
-}
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 

@@ -1,4 +1,4 @@
-import { jobEnqueueing } from './jobs';
+import { jobEnqueueing, type JobEnqueueing } from './jobs';
 import { refuseVirtualWrite, virtualOf } from './virtual';
 import type { Transaction } from '@quire/db';
 import { DocstatusTransitionError, doesNotExist, TimestampMismatchError, ValidationError } from '@quire/errors';
@@ -30,11 +30,14 @@ interface Write {
   doc: DocData;
   previous: DocData | undefined;
   flags: WriteFlags;
+  /** The hooks' enqueue and enqueueDoc (in the write's transaction), made at its first hook. */
+  jobs?: JobEnqueueing;
 }
 
 async function hook(w: Write, name: HookName): Promise<void> {
-  const ctx = w.ctx;
-  await ctx.controllers.run(name, { doc: w.doc, previous: w.previous, meta: w.meta, ctx, tx: w.tx, flags: w.flags, ...jobEnqueueing(() => ctx) });
+  const { ctx } = w;
+  w.jobs ??= jobEnqueueing(() => ctx);
+  await ctx.controllers.run(name, { doc: w.doc, previous: w.previous, meta: w.meta, ctx, tx: w.tx, flags: w.flags, ...w.jobs });
 }
 
 function requireDoc(meta: Meta, name: unknown): string | number {

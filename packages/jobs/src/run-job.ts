@@ -38,8 +38,10 @@ interface StartedRow {
   scheduled_job_type: string | null;
 }
 
-/** How a run ended. */
-export type RunOutcome = 'finished' | 'failed' | 'retried' | 'skipped';
+/** How a run that started ended. */
+type Ended = 'finished' | 'failed' | 'retried';
+/** How a run ended; `skipped`: the job had already ended or was canceled, nothing ran. */
+export type RunOutcome = Ended | 'skipped';
 
 /** Past its timeout a job's lease lasts this much longer: its runner records the timeout within it. */
 const LEASE_MARGIN_SECONDS = 60;
@@ -67,7 +69,7 @@ export async function runJob(db: Queryable, id: string, deps: JobRunDeps): Promi
   if (!started) return 'skipped';
   const t0 = performance.now();
   if (deps.stats) deps.stats.running++;
-  let outcome: RunOutcome;
+  let outcome: Ended;
   let ctx: MethodContext | undefined;
   let failure: unknown;
   try {
@@ -87,12 +89,11 @@ export async function runJob(db: Queryable, id: string, deps: JobRunDeps): Promi
     await recordScheduledRun(ctx.doc, started.scheduled_job_type, outcome === 'finished' ? undefined : errorText(failure)).catch(() => {});
   }
   const seconds = (performance.now() - t0) / 1000;
-  const ended = outcome === 'skipped' ? 'failed' : outcome;
   if (deps.stats) {
     deps.stats.running--;
-    deps.stats.ran(ended, seconds);
+    deps.stats.ran(outcome, seconds);
   }
-  deps.observe?.(started.queue, ended, seconds);
+  deps.observe?.(started.queue, outcome, seconds);
   return outcome;
 }
 
@@ -126,7 +127,7 @@ function kwargsOf(job: StartedRow): Record<string, unknown> {
   return JSON.parse(job.kwargs) as Record<string, unknown>;
 }
 
-async function recordFailure(db: Queryable, id: string, job: StartedRow, e: unknown): Promise<RunOutcome> {
+async function recordFailure(db: Queryable, id: string, job: StartedRow, e: unknown): Promise<Ended> {
   const error = errorText(e);
   if (job.attempts < job.max_attempts) {
     const wait = job.backoff_s * 2 ** (job.attempts - 1);

@@ -3,6 +3,7 @@ import type { Executor, Queryable } from '@quire/db';
 import { insertDoc, updateDoc, uuid7, type DocContext, type DocData } from '@quire/documents';
 import { cronOf, EVENT_FREQUENCIES, isFrequency, nextRunAfter, queueOfFrequency, type Frequency } from './frequencies';
 import { QUEUE_TIMEOUTS } from './queues';
+import { timestampOf } from './timestamps';
 
 /**
  * The scheduler (Frappe's scheduler_events): each tenant's "Scheduled Job Type" records, indexed
@@ -54,7 +55,7 @@ export async function upsertSchedule(q: Queryable, tenant: string, doc: DocData,
      ON CONFLICT ("tenant", "job_type") DO UPDATE SET
        "method" = EXCLUDED."method", "queue" = EXCLUDED."queue", "stopped" = EXCLUDED."stopped", "cron" = EXCLUDED."cron",
        "next_run_at" = CASE WHEN quire.job_schedules."cron" = EXCLUDED."cron" THEN quire.job_schedules."next_run_at" ELSE EXCLUDED."next_run_at" END`,
-    [tenant, row.jobType, row.method, row.queue, row.cron, row.stopped, isoUtc(nextRunAfter(row.cron, now))],
+    [tenant, row.jobType, row.method, row.queue, row.cron, row.stopped, timestampOf(nextRunAfter(row.cron, now))],
   );
 }
 
@@ -134,7 +135,7 @@ export async function tickSchedules(db: Executor, now = new Date()): Promise<num
         `SELECT "tenant", "job_type", "method", "queue", "cron" FROM quire.job_schedules
           WHERE NOT "stopped" AND "next_run_at" <= $1
           ORDER BY "next_run_at" LIMIT ${TICK_BATCH} FOR UPDATE SKIP LOCKED`,
-        [isoUtc(now)],
+        [timestampOf(now)],
       );
       if (rows.length === 0) return { taken: 0, enqueued: 0 };
       const inserted = await tx.query(
@@ -156,18 +157,13 @@ export async function tickSchedules(db: Executor, now = new Date()): Promise<num
         `UPDATE quire.job_schedules s SET "next_run_at" = u."next"
            FROM unnest($1::text[], $2::text[], $3::timestamp[]) AS u("tenant", "job_type", "next")
           WHERE s."tenant" = u."tenant" AND s."job_type" = u."job_type"`,
-        [rows.map((r) => r.tenant), rows.map((r) => r.job_type), rows.map((r) => isoUtc(nextRunAfter(r.cron, now)))],
+        [rows.map((r) => r.tenant), rows.map((r) => r.job_type), rows.map((r) => timestampOf(nextRunAfter(r.cron, now)))],
       );
       return { taken: rows.length, enqueued: inserted.rowCount };
     });
     written += enqueued;
     if (taken < TICK_BATCH) return written;
   }
-}
-
-/** A timestamp as Postgres' `timestamp` (UTC, no zone) reads it. */
-function isoUtc(d: Date): string {
-  return d.toISOString().replace('T', ' ').replace('Z', '');
 }
 
 /** How late the scheduler is on this cluster: seconds since the earliest due run that no tick has taken yet (0 when none is due). */

@@ -1,4 +1,5 @@
 import type { Queryable } from '@quire/db';
+import { timestampOf } from './timestamps';
 
 /**
  * `quire.job_workers`: the workers serving a cluster's jobs, as "RQ Worker" shows them. Each worker
@@ -57,7 +58,7 @@ export async function heartbeat(q: Queryable, r: WorkerReport): Promise<void> {
      VALUES ($1, $2, $3, $4, $5, (clock_timestamp() at time zone 'utc'), $6, $7, $8, $9)
      ON CONFLICT ("name") DO UPDATE SET "heartbeat_at" = EXCLUDED."heartbeat_at", "running" = EXCLUDED."running",
        "finished" = EXCLUDED."finished", "failed" = EXCLUDED."failed", "working_seconds" = EXCLUDED."working_seconds"`,
-    [r.name, r.hostname, r.pid, r.queues, r.startedAt.toISOString().replace('T', ' ').replace('Z', ''), r.running, r.finished, r.failed, r.workingSeconds],
+    [r.name, r.hostname, r.pid, r.queues, timestampOf(r.startedAt), r.running, r.finished, r.failed, r.workingSeconds],
   );
   await q.query(`DELETE FROM quire.job_workers WHERE "heartbeat_at" < (clock_timestamp() at time zone 'utc') - make_interval(secs => $1::float8)`, [
     WORKER_GONE_SECONDS * 10,
