@@ -91,7 +91,7 @@ describe('the scheduler', () => {
     expect(nextRunAfter('*/5 * * * *', at).toISOString()).toBe('2026-11-28T10:20:00.000Z');
   });
 
-  it('every tenant has the Scheduled Job Types its apps declare', async () => {
+  it('every tenant has the Scheduled Job Types its apps declare', () => {
     expect(declared).toMatchObject({ name: JOB_TYPE, method: 'job_lab.tasks.tick_note', frequency: 'Cron', cron_format: '* * * * *', stopped: 0 });
   });
 
