@@ -1,11 +1,13 @@
 import { webhookCapture } from '@quire/webhooks';
+import { globalSearchDoctypeIndex, globalSearchIndex } from './utils/global_search_index';
 
 /**
  * The frappe app's hooks (frappe/hooks.py). Every change to every DocType goes through the webhook
- * outbox, whichever process makes it: the API, the CLI or a worker.
+ * outbox, whichever process makes it: the API, the CLI or a worker, and keeps the global search index.
  */
 export const docEvents = {
-  '*': webhookCapture,
+  '*': [webhookCapture, globalSearchIndex],
+  DocType: globalSearchDoctypeIndex,
 };
 
 /** The frappe app's scheduler_events: the Email Queue is flushed every tick (every minute). */

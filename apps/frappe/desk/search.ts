@@ -1,5 +1,5 @@
-import { whitelist, type MethodArgs } from '@quire/apps';
-import { cstr, decodeJsonArg } from '@quire/frappe-compat';
+import { whitelist, type MethodContext } from '@quire/apps';
+import { cstr, decodeJsonArg, pyBool } from '@quire/frappe-compat';
 import { DataError, FrappeTypeError, ValidationError } from '@quire/errors';
 import { ident } from '@quire/db';
 import type { Meta } from '@quire/meta';
@@ -7,10 +7,8 @@ import { permittedLevels } from '@quire/permissions';
 import { listStatement } from '@quire/query';
 
 /**
- * frappe.desk.search.search_link: what a Link field offers as the user types. The matching rows
- * come from the list compiler (so the caller's read permission applies in SQL), ordered as
- * Frappe orders them: where `txt` first appears in the name, then `idx desc`, then the DocType's
- * sort; within the page, names starting with `txt` come first, then by name.
+ * frappe.desk.search: what a Link field offers as the user types (search_link) and the same
+ * matches as raw rows (search_widget), both through one matching path (matchRows below).
  */
 
 /** Fieldtypes whose values `txt` is matched against (frappe/desk/search.py::search_widget). */
@@ -23,26 +21,35 @@ interface LinkResult {
   description: string;
 }
 
-function doctypeArg(args: MethodArgs): string {
-  const doctype = args.doctype;
+function doctypeArg(doctype: unknown): string {
   if (typeof doctype !== 'string' || doctype === '') throw new ValidationError('doctype is required', { title: 'Missing Argument' });
   return doctype;
 }
 
-function textArg(value: unknown): string {
+function textArg(value: unknown, methodName: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value.trim();
   if (typeof value === 'number') return String(value);
-  throw new FrappeTypeError(`Argument 'txt' in 'frappe.desk.search.search_link' should be of type 'str'`, { title: 'Invalid Argument' });
+  throw new FrappeTypeError(`Argument 'txt' in '${methodName}' should be of type 'str'`, { title: 'Invalid Argument' });
 }
 
-function pageLength(value: unknown, max: number): number {
+function pageLength(value: unknown, max: number, methodName: string): number {
   if (value === undefined || value === null || value === '') return 10;
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < 0) {
-    throw new FrappeTypeError(`Argument 'page_length' in 'frappe.desk.search.search_link' should be of type 'int'`, { title: 'Invalid Argument' });
+    throw new FrappeTypeError(`Argument 'page_length' in '${methodName}' should be of type 'int'`, { title: 'Invalid Argument' });
   }
   return n === 0 || n > max ? max : n;
+}
+
+/** Frappe's cint(start), stricter: a non-negative integer or nothing. */
+function startArg(value: unknown, methodName: string): number {
+  if (value === undefined || value === null || value === '') return 0;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new FrappeTypeError(`Argument 'start' in '${methodName}' should be of type 'int'`, { title: 'Invalid Argument' });
+  }
+  return n;
 }
 
 /** A readable column of the DocType, or undefined. */
@@ -91,106 +98,190 @@ function unique<T>(items: Iterable<T>): T[] {
   return [...new Set(items)];
 }
 
-/** Frappe's relevance_sorter: names starting with `txt` (case-insensitively) first, then by name. */
-function byRelevance(txt: string): (a: LinkResult, b: LinkResult) => number {
+/** Frappe's relevance_sorter: names (a row's first value) starting with `txt` (case-insensitively) first, then by name. */
+function byRelevance(txt: string): (a: unknown[], b: unknown[]) => number {
   const prefix = txt.toLowerCase();
   const starts = (v: unknown) => String(v).toLowerCase().startsWith(prefix);
-  return (a, b) => {
-    const sa = starts(a.value);
-    const sb = starts(b.value);
+  return ([a], [b]) => {
+    const sa = starts(a);
+    const sb = starts(b);
     if (sa !== sb) return sa ? -1 : 1;
-    if (typeof a.value === 'number' && typeof b.value === 'number') return a.value - b.value;
-    const [x, y] = [String(a.value), String(b.value)];
+    if (typeof a === 'number' && typeof b === 'number') return a - b;
+    const [x, y] = [String(a), String(b)];
     return x < y ? -1 : x > y ? 1 : 0;
   };
+}
+
+/** The matching rows of a search, each as values in `columns` order (name first). */
+interface Matches {
+  columns: string[];
+  /** The title field's column, when the DocType has a readable one. */
+  title: string | undefined;
+  rows: unknown[][];
+}
+
+/** The arguments search_link and search_widget share (frappe/desk/search.py::search_widget). */
+interface SearchRequest {
+  doctype: unknown;
+  txt: unknown;
+  query: unknown;
+  searchfield: unknown;
+  start: unknown;
+  pageLength: unknown;
+  filters: unknown;
+  filterFields: unknown;
+}
+
+/** Extra columns a client asks for (search_widget's `filter_fields`, a JSON list); each must be a readable column. */
+function extraFields(meta: Meta, hidden: ReadonlySet<string>, value: unknown): string[] {
+  if (value === undefined || value === null || value === '') return [];
+  const decoded: unknown = decodeJsonArg('filter_fields', value);
+  if (!Array.isArray(decoded)) throw new ValidationError('filter_fields must be a JSON list of fieldnames', { title: 'Invalid Argument' });
+  return (decoded as unknown[]).map((f) => {
+    if (typeof f !== 'string' || !readable(meta, hidden, f)) throw new DataError(`Invalid Search Field ${cstr(f)}`, { title: 'Invalid Search Field' });
+    return f;
+  });
+}
+
+/**
+ * The one search path of Link fields and the search widget: the matching rows come from the list
+ * compiler (so the caller's read permission applies in SQL), ordered as Frappe orders them: where
+ * `txt` first appears in the name, then `idx desc`, then the DocType's sort; within the page,
+ * names starting with `txt` come first, then by name. Columns: Frappe's get_std_fields_list
+ * (name, the title, the searchfield, then the search fields), then `filter_fields`.
+ */
+async function matchRows(request: SearchRequest, ctx: MethodContext, methodName: string): Promise<Matches> {
+  const doctype = doctypeArg(request.doctype);
+  const { meta: tenant, principal, db } = ctx.doc;
+  const meta = tenant.require(doctype);
+  if (meta.issingle) throw new ValidationError(`${meta.name} is a Single DocType and cannot be searched`, { title: 'Single DocType' });
+  if (request.query !== undefined && request.query !== null && request.query !== '') {
+    throw new ValidationError(`Custom link queries are not supported (query ${cstr(request.query)})`, { title: 'Not Supported' });
+  }
+  const hidden = permittedLevels(meta, principal).hidden;
+  const txt = textArg(request.txt, methodName);
+  const searchfield = searchField(meta, hidden, request.searchfield);
+  const limit = pageLength(request.pageLength, ctx.settings.maxPageLength, methodName);
+  const start = startArg(request.start, methodName);
+
+  const title = meta.titleField ? readable(meta, hidden, meta.titleField) : undefined;
+  const searchFields = unique(
+    (meta.definition.search_fields ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map((s) => readable(meta, hidden, s))
+      .filter((s): s is string => s !== undefined),
+  );
+  const columns = unique([
+    'name',
+    ...(title ? [title] : []),
+    ...(searchfield ? [searchfield] : []),
+    ...searchFields,
+    ...extraFields(meta, hidden, request.filterFields),
+  ]);
+
+  const filters = filterList(request.filters);
+  for (const [field, condition] of [
+    ['enabled', ['=', 1]],
+    ['disabled', ['!=', 1]],
+  ] as const) {
+    if (meta.field(field)?.fieldtype === 'Check' && !hidden.has(field)) filters.push([field, condition[0], condition[1]]);
+  }
+  const orFilters: unknown[] = [];
+  if (txt !== '') {
+    const pattern = `%${txt.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const matched = unique(['name', ...(title ? [title] : []), ...searchFields]).filter((f) => f === 'name' || SEARCHABLE.has(meta.field(f)?.fieldtype ?? ''));
+    for (const f of matched) orFilters.push([f, 'like', pattern]);
+  }
+
+  const sort = sortColumns(meta, hidden);
+  const fields = [...columns.map((f, i) => `${f} as c${i}`), 'idx as x', ...sort.map((s, i) => `${s.field} as o${i}`)];
+  const inner = listStatement(
+    { fields, filters, or_filters: orFilters, limit_page_length: ctx.settings.maxPageLength },
+    { meta, tenant, principal, maxPageLength: ctx.settings.maxPageLength },
+  );
+  // Frappe's _relevance (1 / locate(txt, name), nulls last) needs an expression the list grammar
+  // refuses; the compiled statement is wrapped, and txt is a bind parameter like every value.
+  const relevance = txt.replace(/[%@,]/g, '');
+  const n = inner.values.length;
+  const order = [
+    `NULLIF(strpos(lower(s.${ident('c0')}::text), lower($${n + 1}::text)), 0) ASC NULLS LAST`,
+    `s.${ident('x')} DESC`,
+    ...sort.map((o, i) => `s.${ident(`o${i}`)} ${o.direction}`),
+  ];
+  const { rows } = await db.query<Record<string, unknown>>(`SELECT * FROM (${inner.text}) AS s ORDER BY ${order.join(', ')} LIMIT $${n + 2} OFFSET $${n + 3}`, [
+    ...inner.values,
+    relevance,
+    limit,
+    start,
+  ]);
+  const values = rows.map((row) => columns.map((_, i) => row[`c${i}`]));
+  return { columns, title, rows: values.sort(byRelevance(txt)) };
 }
 
 /**
  * search_link(doctype, txt, query=None, filters=None, page_length=10, searchfield=None,
  * reference_doctype=None, ignore_user_permissions=False) → [{value, label?, description}]:
- * `label` is the title field's value (when the DocType has one), `description` the search
- * fields' values joined with ", ".
+ * `label` is the title field's value (when the DocType has one), `description` the other
+ * columns' values joined with ", ".
  */
 export const search_link = whitelist(
   async (args, ctx) => {
-    const doctype = doctypeArg(args);
-    const { meta: tenant, principal, db } = ctx.doc;
-    const meta = tenant.require(doctype);
-    if (meta.issingle) throw new ValidationError(`${meta.name} is a Single DocType and cannot be searched`, { title: 'Single DocType' });
-    if (args.query !== undefined && args.query !== null && args.query !== '') {
-      throw new ValidationError(`Custom link queries are not supported (query ${cstr(args.query)})`, { title: 'Not Supported' });
-    }
-    const hidden = permittedLevels(meta, principal).hidden;
-    const txt = textArg(args.txt);
-    const searchfield = searchField(meta, hidden, args.searchfield);
-    const limit = pageLength(args.page_length, ctx.settings.maxPageLength);
-
-    const title = meta.titleField ? readable(meta, hidden, meta.titleField) : undefined;
-    const searchFields = unique(
-      (meta.definition.search_fields ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '')
-        .map((s) => readable(meta, hidden, s))
-        .filter((s): s is string => s !== undefined),
+    const { columns, title, rows } = await matchRows(
+      {
+        doctype: args.doctype,
+        txt: args.txt,
+        query: args.query,
+        searchfield: args.searchfield,
+        start: undefined,
+        pageLength: args.page_length,
+        filters: args.filters,
+        filterFields: undefined,
+      },
+      ctx,
+      'frappe.desk.search.search_link',
     );
-    // Frappe's get_std_fields_list: name, the title, the searchfield, then the search fields.
-    const described = unique([...(searchfield ? [searchfield] : []), ...searchFields]).filter((f) => f !== 'name' && f !== title);
-
-    const filters = filterList(args.filters);
-    for (const [field, condition] of [
-      ['enabled', ['=', 1]],
-      ['disabled', ['!=', 1]],
-    ] as const) {
-      if (meta.field(field)?.fieldtype === 'Check' && !hidden.has(field)) filters.push([field, condition[0], condition[1]]);
-    }
-    const orFilters: unknown[] = [];
-    if (txt !== '') {
-      const pattern = `%${txt.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const matched = unique(['name', ...(title ? [title] : []), ...searchFields]).filter(
-        (f) => f === 'name' || SEARCHABLE.has(meta.field(f)?.fieldtype ?? ''),
-      );
-      for (const f of matched) orFilters.push([f, 'like', pattern]);
-    }
-
-    const sort = sortColumns(meta, hidden);
-    const fields = [
-      'name as v',
-      ...(title ? [`${title} as t`] : []),
-      ...described.map((f, i) => `${f} as d${i}`),
-      'idx as x',
-      ...sort.map((s, i) => `${s.field} as o${i}`),
-    ];
-    const inner = listStatement(
-      { fields, filters, or_filters: orFilters, limit_page_length: ctx.settings.maxPageLength },
-      { meta, tenant, principal, maxPageLength: ctx.settings.maxPageLength },
-    );
-    // Frappe's _relevance (1 / locate(txt, name), nulls last) needs an expression the list grammar
-    // refuses; the compiled statement is wrapped, and txt is a bind parameter like every value.
-    const relevance = txt.replace(/[%@,]/g, '');
-    const n = inner.values.length;
-    const order = [
-      `NULLIF(strpos(lower(s.${ident('v')}::text), lower($${n + 1}::text)), 0) ASC NULLS LAST`,
-      `s.${ident('x')} DESC`,
-      ...sort.map((o, i) => `s.${ident(`o${i}`)} ${o.direction}`),
-    ];
-    const { rows } = await db.query<Record<string, unknown>>(`SELECT * FROM (${inner.text}) AS s ORDER BY ${order.join(', ')} LIMIT $${n + 2}`, [
-      ...inner.values,
-      relevance,
-      limit,
-    ]);
-
-    const results = rows.map((row): LinkResult => {
+    const titleAt = title ? columns.indexOf(title) : -1;
+    return rows.map((row): LinkResult => {
       const parts = unique(
-        described
-          .map((_, i) => row[`d${i}`])
+        row
+          .filter((_, i) => i !== 0 && i !== titleAt)
           .filter((v) => v !== null && v !== undefined && v !== '' && v !== 0)
           .map(String),
       );
       const description = parts.join(', ');
-      return title ? { value: row.v, label: row.t ?? null, description } : { value: row.v, description };
+      return titleAt >= 0 ? { value: row[0], label: row[titleAt] ?? null, description } : { value: row[0], description };
     });
-    return results.sort(byRelevance(txt));
+  },
+  { allowScopedTokens: true },
+);
+
+/**
+ * search_widget(doctype, txt, query=None, searchfield=None, start=0, page_length=10, filters=None,
+ * filter_fields=None, as_dict=False, reference_doctype=None, ignore_user_permissions=False): the
+ * same matches as search_link, as Frappe answers them: each row a list of the columns' values
+ * (name, the title, the searchfield, the search fields, the filter fields), or with `as_dict` an
+ * object keyed by fieldname.
+ */
+export const search_widget = whitelist(
+  async (args, ctx) => {
+    const { columns, rows } = await matchRows(
+      {
+        doctype: args.doctype,
+        txt: args.txt,
+        query: args.query,
+        searchfield: args.searchfield,
+        start: args.start,
+        pageLength: args.page_length,
+        filters: args.filters,
+        filterFields: args.filter_fields,
+      },
+      ctx,
+      'frappe.desk.search.search_widget',
+    );
+    if (!pyBool(args.as_dict)) return rows;
+    return rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
   },
   { allowScopedTokens: true },
 );

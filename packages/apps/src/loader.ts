@@ -179,9 +179,12 @@ function isController(value: unknown): value is DocController {
   return typeof value === 'object' && value !== null && Object.values(value).every((hook) => typeof hook === 'function');
 }
 
+/** `{ DocType: controller | [controllers] }`: several controllers of one app may attach to the same DocType (or `*`). */
 function docEventsOf(exported: unknown): Array<readonly [string, DocController]> {
   if (typeof exported !== 'object' || exported === null) return [];
-  return Object.entries(exported).filter((entry): entry is [string, DocController] => isController(entry[1]));
+  return Object.entries(exported).flatMap(([doctype, value]: [string, unknown]) =>
+    (Array.isArray(value) ? (value as unknown[]) : [value]).filter(isController).map((c) => [doctype, c] as const),
+  );
 }
 
 /** Child tables first, then DocTypes whose Links point only at DocTypes already placed, where possible. */

@@ -55,6 +55,7 @@ export const docFieldSchema = z.object({
   search_index: flag,
   in_list_view: flag,
   in_standard_filter: flag,
+  in_global_search: flag,
   ignore_xss_filter: flag,
   fetch_from: optionalText,
   fetch_if_empty: flag,
