@@ -1,9 +1,12 @@
 import { FrappeProvider } from 'frappe-react-sdk';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
+import { createBrowserRouter, RouterProvider } from 'react-router';
 import { App } from './App';
 import './styles.css';
+
+// A data router (its routes are App's own <Routes>): a form's useBlocker asks before leaving unsaved changes.
+const router = createBrowserRouter([{ path: '*', element: <App /> }]);
 
 const root = document.getElementById('root');
 if (!root) throw new Error('#root is missing from index.html');
@@ -13,9 +16,7 @@ if (!root) throw new Error('#root is missing from index.html');
 createRoot(root).render(
   <StrictMode>
     <FrappeProvider enableSocket={false} swrConfig={{ revalidateOnFocus: false, revalidateOnReconnect: false }}>
-      <BrowserRouter>
-        <App />
-      </BrowserRouter>
+      <RouterProvider router={router} />
     </FrappeProvider>
   </StrictMode>,
 );

@@ -2,6 +2,8 @@ import { useFrappeAuth } from 'frappe-react-sdk';
 import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components';
 import { Link, Outlet } from 'react-router';
 import { text } from '../text';
+import { ListBreadcrumbs } from './Breadcrumbs';
+import { Flash } from './Flash';
 
 /** The signed-in frame: a skip link, the bar (home, account menu) and the page. */
 export function Shell() {
@@ -38,6 +40,8 @@ export function Shell() {
         </MenuTrigger>
       </header>
       <main id="main" tabIndex={-1}>
+        <ListBreadcrumbs />
+        <Flash />
         <Outlet />
       </main>
     </>
