@@ -26,3 +26,4 @@ export { renameDoc, type RenameOptions } from './rename';
 export { documentsMigrations } from './schema';
 export { jobEnqueueing, HeldJobs, type JobEnqueueing } from './jobs';
 export { isVirtualDocType, type VirtualDocType } from './virtual';
+export { VERSION_DOCTYPE, type FieldChange, type VersionDiff } from './versions';

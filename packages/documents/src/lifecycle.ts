@@ -12,6 +12,7 @@ import { forgetPasswords, storePasswords } from './passwords';
 import { deferInsert, deferUpdate, deleteChildren, deleteRow, insertRows, selectDoc, selectRow, storedName, updateRow, writeSingle } from './storage';
 import { checkLinks, checkMandatory, checkNoLinks, checkSetOnlyOnce, checkUpdateAfterSubmit, checkValues, refuseCancelledEdit } from './validation';
 import { applyInput, copyDoc, newDoc, parseDocstatus, prepareChildren } from './values';
+import { tracksChanges, VERSION_DOCTYPE, versionDiff, versionJson } from './versions';
 
 /**
  * The document lifecycle (frappe/model/document.py): insert, save with docstatus transitions
@@ -410,8 +411,18 @@ async function runAfterSave(w: Write, action: Action): Promise<void> {
   if (action === 'submit') await hook(w, 'on_submit');
   if (action === 'cancel') await hook(w, 'on_cancel');
   if (action === 'update_after_submit') await hook(w, 'on_update_after_submit');
+  await saveVersion(w);
   await hook(w, 'on_change');
   notifyChanged(w);
+}
+
+/** Frappe's save_version: what a save changed, kept as a Version written with the platform's rights. */
+async function saveVersion({ ctx, meta, doc, previous, flags }: Write): Promise<void> {
+  if (previous === undefined || !tracksChanges(ctx, meta, flags)) return;
+  const diff = versionDiff(ctx.meta, meta, previous, doc);
+  if (!diff) return;
+  const version = { ref_doctype: meta.name, docname: String(doc.name), data: versionJson(diff) };
+  await insertDoc(ctx, VERSION_DOCTYPE, version, { ignorePermissions: true, ignoreLinks: true });
 }
 
 /** Frappe's notify_update: sockets subscribed to the document or its DocType hear of it once the write commits. */
