@@ -28,13 +28,14 @@ export function Assignees({ doctype, name, canAssign, notify }: Props) {
   const [error, setError] = useState<unknown>(null);
   const headingId = useId();
   const assignees = [...new Set((docinfo?.assignments ?? []).map((a) => a.owner))];
+  const nameOf = (user: string) => docinfo?.fullNames[user] ?? user;
 
   const unassign = async (user: string) => {
     setError(null);
     try {
       await remove.call({ doctype, name, assign_to: user });
       await refresh();
-      notify(text.timeline.unassigned(user));
+      notify(text.timeline.unassigned(nameOf(user)));
     } catch (e) {
       setError(e);
     }
@@ -49,12 +50,12 @@ export function Assignees({ doctype, name, canAssign, notify }: Props) {
       <ul>
         {assignees.map((user) => (
           <li key={user} className="assignee">
-            <span>{user}</span>
+            <span title={user}>{nameOf(user)}</span>
             {canAssign && (
               <button
                 type="button"
                 className="button button-quiet assignee-remove"
-                aria-label={text.timeline.unassign(user)}
+                aria-label={text.timeline.unassign(nameOf(user))}
                 disabled={remove.loading}
                 onClick={() => void unassign(user)}
               >

@@ -17,21 +17,28 @@ interface Props {
 }
 
 type Entry =
-  | { kind: 'version'; key: string; creation: string; owner: string; lines: string[] }
-  | { kind: 'comment'; key: string; creation: string; owner: string; comment: CommentEntry };
+  | { kind: 'version'; key: string; creation: string; lines: string[] }
+  | { kind: 'comment'; key: string; creation: string; author: string; comment: CommentEntry }
+  | { kind: 'log'; key: string; creation: string; comment: CommentEntry };
 
-/** Versions and comments in one list, newest first (a Version without a readable change is left out). */
+/** Versions, comments and the platform's notes in one list, newest first (a Version without a readable change is left out). */
 function entriesOf(docinfo: Docinfo, meta: DocTypeMeta, childMeta: Props['childMeta']): Entry[] {
-  const entries: Entry[] = [
-    ...docinfo.versions.map((v): Entry => ({
-      kind: 'version',
-      key: `v:${v.name}`,
-      creation: v.creation,
-      owner: v.owner,
-      lines: versionLines(v.owner, v.data, meta, childMeta),
-    })),
-    ...docinfo.comments.map((c): Entry => ({ kind: 'comment', key: `c:${c.name}`, creation: c.creation, owner: c.comment_email || c.owner, comment: c })),
-  ].filter((e) => e.kind !== 'version' || e.lines.length > 0);
+  const who = (user: string) => docinfo.fullNames[user] ?? user;
+  const versions = docinfo.versions.map((v): Entry => ({
+    kind: 'version',
+    key: `v:${v.name}`,
+    creation: v.creation,
+    lines: versionLines(who(v.owner), v.data, meta, childMeta),
+  }));
+  const comments = docinfo.comments.map((c): Entry => ({
+    kind: 'comment',
+    key: `c:${c.name}`,
+    creation: c.creation,
+    author: c.comment_by || who(c.comment_email || c.owner),
+    comment: c,
+  }));
+  const logs = docinfo.logs.map((c): Entry => ({ kind: 'log', key: `l:${c.name}`, creation: c.creation, comment: c }));
+  const entries = [...versions, ...comments, ...logs].filter((e) => e.kind !== 'version' || e.lines.length > 0);
   return entries.sort((a, b) => (a.creation < b.creation ? 1 : a.creation > b.creation ? -1 : 0));
 }
 
@@ -70,10 +77,17 @@ function Feed({ entries }: { entries: Entry[] }) {
               </ul>
               <RelativeTime value={entry.creation} />
             </>
+          ) : entry.kind === 'log' ? (
+            <>
+              <span className="timeline-log">
+                <RichText html={entry.comment.content ?? ''} />
+              </span>
+              <RelativeTime value={entry.creation} />
+            </>
           ) : (
             <>
               <p className="timeline-by">
-                {text.timeline.commented(entry.owner)} <RelativeTime value={entry.creation} />
+                {text.timeline.commented(entry.author)} <RelativeTime value={entry.creation} />
               </p>
               <div className="timeline-comment">
                 <RichText html={entry.comment.content ?? ''} />

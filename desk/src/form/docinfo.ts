@@ -43,8 +43,12 @@ export interface AttachmentEntry {
 export interface Docinfo {
   versions: VersionEntry[];
   comments: CommentEntry[];
+  /** What the platform noted itself (comment types Assigned, Attachment, Info…): its words in `content`. */
+  logs: CommentEntry[];
   assignments: AssignmentEntry[];
   attachments: AttachmentEntry[];
+  /** Full names of the users named above (Frappe's add_user_info). */
+  fullNames: Record<string, string>;
 }
 
 const list = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
@@ -55,9 +59,21 @@ export function parseDocinfo(raw: unknown): Docinfo {
   return {
     versions: list<VersionEntry>(info.versions),
     comments: list<CommentEntry>(info.comments),
+    logs: ['assignment_logs', 'attachment_logs', 'info_logs'].flatMap((key) => list<CommentEntry>(info[key])),
     assignments: list<AssignmentEntry>(info.assignments),
     attachments: list<AttachmentEntry>(info.attachments),
+    fullNames: fullNamesOf(info.user_info),
   };
+}
+
+function fullNamesOf(raw: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof raw !== 'object' || raw === null) return out;
+  for (const [user, info] of Object.entries(raw as Record<string, unknown>)) {
+    const fullname = typeof info === 'object' && info !== null ? (info as { fullname?: unknown }).fullname : undefined;
+    if (typeof fullname === 'string' && fullname !== '') out[user] = fullname;
+  }
+  return out;
 }
 
 const keyOf = (doctype: string, name: string) => `docinfo:${doctype}:${name}`;

@@ -100,7 +100,7 @@ export function deskRouter(distDir: string = DESK_DIST): Router {
       res.redirect(302, `/login?redirect-to=${encodeURIComponent(req.originalUrl)}`);
       return;
     }
-    sendPage(distDir, req, res, 'index.html', DESK_CSP).catch(next);
+    sendPage(distDir, req, res, 'index.html', DESK_CSP, res.locals.tenant.name).catch(next);
   });
   return router;
 }
@@ -109,7 +109,15 @@ function isGuest(res: Response): boolean {
   return res.locals.principal.user === GUEST;
 }
 
-async function sendPage(distDir: string, req: Request, res: Response, page: 'index.html' | 'docs.html', policy: string): Promise<void> {
+/** Tenant names are host-like; escaped all the same, as anything written into HTML. */
+const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * `site`: the tenant's name, written into the page as Frappe's desk page carries its boot's
+ * `sitename`: the desk's realtime socket names it as its namespace (`/<site>`), which the host
+ * alone does not tell (a custom domain, the default tenant).
+ */
+async function sendPage(distDir: string, req: Request, res: Response, page: 'index.html' | 'docs.html', policy: string, site?: string): Promise<void> {
   let html: Buffer;
   try {
     // Read per request (a few KiB): a rebuilt desk is served without a restart.
@@ -117,6 +125,8 @@ async function sendPage(distDir: string, req: Request, res: Response, page: 'ind
   } catch {
     throw new DoesNotExistError('The desk is not built: run `npm run build --workspace desk`', { title: 'Not Found' });
   }
+  if (site !== undefined)
+    html = Buffer.from(html.toString('utf8').replace('</head>', `<meta name="frappe-site-name" content="${escapeAttribute(site)}" />\n  </head>`));
   res.set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', ...pageSecurityHeaders(policy, req.secure) });
   res.status(200).end(html);
 }
