@@ -76,6 +76,18 @@ export interface MethodResponse {
   status(code: number): void;
   /** frappe.msgprint: a message for the user, sent in `_server_messages`. */
   msgprint(message: string, title?: string): void;
+  /**
+   * Answers with a file to download instead of JSON (Frappe's `frappe.response.type = "binary"`,
+   * e.g. an export): the return value is then ignored.
+   */
+  download(file: DownloadFile): void;
+}
+
+/** A file a method answers with (`Content-Disposition: attachment`). */
+export interface DownloadFile {
+  filename: string;
+  contentType: string;
+  content: Buffer | string;
 }
 
 /** What a method receives besides its arguments; `enqueue` and `enqueueDoc` are frappe.enqueue and enqueue_doc. */

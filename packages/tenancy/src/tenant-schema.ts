@@ -1,5 +1,5 @@
 import { authMigrations } from '@quire/auth';
-import { runMigrations, type Migration, type Transaction } from '@quire/db';
+import { qualified, runMigrations, type Migration, type Transaction } from '@quire/db';
 import { documentsMigrations } from '@quire/documents';
 import { oauthMigrations } from '@quire/oauth';
 
@@ -12,9 +12,26 @@ import { oauthMigrations } from '@quire/oauth';
  * Additive only (expand now, contract in a later release): while `quire migrate` runs, the previous
  * release's processes still serve this tenant from the same tables.
  */
-export const tenantMigrations: readonly Migration[] = [...documentsMigrations, ...authMigrations, ...oauthMigrations];
+export const tenantMigrations: readonly Migration[] = [...documentsMigrations, ...authMigrations, ...oauthMigrations, ...deskMigrations()];
 
 /** Applies the tenant schema's pending migrations inside `tx`; returns their ids. */
 export function migrateTenantSchema(tx: Transaction, schema: string, lock: boolean): Promise<string[]> {
   return runMigrations(tx, schema, tenantMigrations, { lock });
+}
+
+/**
+ * Tables the desk's methods keep per tenant: Frappe's `__UserSettings` (a user's list settings per
+ * DocType, a JSON text; read and written by the frappe app's frappe.model.utils.user_settings).
+ */
+function deskMigrations(): Migration[] {
+  return [
+    {
+      id: 'desk:0001_user_settings',
+      async up(q, schema) {
+        await q.query(`CREATE TABLE IF NOT EXISTS ${qualified(schema, '__UserSettings')} (
+          "user" varchar(140) NOT NULL, "doctype" varchar(140) NOT NULL, "data" text NOT NULL,
+          PRIMARY KEY ("user", "doctype"))`);
+      },
+    },
+  ];
 }

@@ -10,6 +10,7 @@ const NO_RESPONSE: MethodResponse = {
   clearCookie: () => {},
   status: () => {},
   msgprint: () => {},
+  download: () => {},
 };
 
 /**

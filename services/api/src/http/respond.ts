@@ -1,3 +1,4 @@
+import type { DownloadFile } from '@quire/apps';
 import type { Response } from 'express';
 
 const NO_STORE = 'no-store,no-cache,must-revalidate,max-age=0';
@@ -19,4 +20,22 @@ export function sendJsonText(res: Response, status: number, json: string): void 
   res.setHeader('X-Content-Type-Options', 'nosniff');
   if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', NO_STORE);
   res.end(json);
+}
+
+/** `attachment` with the name as ASCII (quotes and backslashes replaced) and, for any other character, RFC 5987's UTF-8 form. */
+export function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** A method's file answer (an export): a download, never rendered by the browser, never cached. */
+export function sendDownload(res: Response, status: number, file: DownloadFile): void {
+  const body = typeof file.content === 'string' ? Buffer.from(file.content, 'utf8') : file.content;
+  res.statusCode = status;
+  res.setHeader('Content-Type', file.contentType);
+  res.setHeader('Content-Disposition', contentDisposition(file.filename));
+  res.setHeader('Content-Length', String(body.length));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', NO_STORE);
+  res.end(body);
 }

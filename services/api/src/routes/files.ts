@@ -3,6 +3,7 @@ import { checkDownload, contentTypeOf, fileKey, fileUrlOf, isSafeFileName, isScr
 import { GUEST } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
+import { contentDisposition } from '../http/respond';
 
 /**
  * Uploaded files (frappe/app.py, frappe/utils/response.py::download_private_file):
@@ -25,11 +26,6 @@ function fileName(req: Request): string | undefined {
   const segments = (req.params as { name?: string[] }).name ?? [];
   const name = segments.length === 1 ? segments[0] : undefined;
   return name !== undefined && isSafeFileName(name) ? name : undefined;
-}
-
-function contentDisposition(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 export function filesRouter(platform: Platform): Router {

@@ -1,4 +1,4 @@
-import type { MethodArgs, MethodContext, MethodResponse, WhitelistedMethod } from '@quire/apps';
+import type { DownloadFile, MethodArgs, MethodContext, MethodResponse, WhitelistedMethod } from '@quire/apps';
 import type { TenantSettings } from '../http/tenant-settings';
 import { PermissionError, ValidationError, type FrappeError } from '@quire/errors';
 import { HeldJobs, jobEnqueueing } from '@quire/documents';
@@ -9,7 +9,7 @@ import { GUEST, isScopeRestricted } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
 import { Router, type Request, type Response } from 'express';
 import { mediaTypeOf } from '../http/json-body';
-import { sendJson } from '../http/respond';
+import { sendDownload, sendJson } from '../http/respond';
 import { sessionId } from '../middleware/authenticate';
 
 /**
@@ -61,16 +61,22 @@ function responder(req: Request, res: Response, resultKey: 'message' | 'data'): 
   const extras: Record<string, unknown> = {};
   const messages: Array<{ message: string; title: string }> = [];
   let status = 200;
+  let download: DownloadFile | undefined;
   const response: MethodResponse = {
     set: (key, value) => void (extras[key] = value),
     setCookie: (name, value, options) => setCookie(req, res, name, value, options),
     clearCookie: (name) => clearCookie(req, res, name),
     status: (code) => void (status = code),
     msgprint: (message, title = 'Message') => void messages.push({ message, title }),
+    download: (file) => void (download = file),
   };
   return {
     response,
     finish(result) {
+      if (download) {
+        sendDownload(res, status, download);
+        return;
+      }
       const v2 = res.locals.apiVersion === 'v2';
       const key = v2 ? 'data' : resultKey;
       const body: Record<string, unknown> = result === undefined || result === null ? { ...extras } : { [key]: result, ...extras };
