@@ -1,7 +1,9 @@
+import { useState } from 'react';
 import { hasColumn, labelOf } from '../meta/fieldtypes';
 import type { DocField, DocTypeMeta, DocValues } from '../meta/types';
 import { text } from '../text';
 import { FieldInput } from './FieldInput';
+import { RowDialog } from './RowDialog';
 import { isEditable, newDocValues } from './values';
 
 interface Props {
@@ -32,6 +34,8 @@ function newRow(meta: DocTypeMeta): DocValues {
 /** A Table field edited as a grid: one row per child document, rows added and removed in place. */
 export function ChildTable({ id, field, childMeta, rows, readOnly, docstatus, isNew, onChange }: Props) {
   const label = labelOf(field);
+  // The row whose every field is open in a dialog (a grid shows only a few).
+  const [editing, setEditing] = useState<number | null>(null);
   if (!childMeta) return null;
   const columns = gridColumns(childMeta);
   const headerId = (c: DocField) => `${id}-col-${c.fieldname}`;
@@ -53,11 +57,9 @@ export function ChildTable({ id, field, childMeta, rows, readOnly, docstatus, is
                   {c.reqd === 1 && <span aria-hidden="true"> *</span>}
                 </th>
               ))}
-              {!readOnly && (
-                <th scope="col">
-                  <span className="visually-hidden">{text.form.rowActions}</span>
-                </th>
-              )}
+              <th scope="col">
+                <span className="visually-hidden">{text.form.rowActions}</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -85,8 +87,11 @@ export function ChildTable({ id, field, childMeta, rows, readOnly, docstatus, is
                     />
                   </td>
                 ))}
-                {!readOnly && (
-                  <td>
+                <td className="row-actions">
+                  <button type="button" className="button button-quiet" aria-label={text.gridRow.edit(i + 1, label)} onClick={() => setEditing(i)}>
+                    <span aria-hidden="true">✎</span>
+                  </button>
+                  {!readOnly && (
                     <button
                       type="button"
                       className="button button-quiet"
@@ -95,13 +100,27 @@ export function ChildTable({ id, field, childMeta, rows, readOnly, docstatus, is
                     >
                       ×
                     </button>
-                  </td>
-                )}
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
+      {editing !== null && rows[editing] && (
+        <RowDialog
+          id={id}
+          table={label}
+          idx={editing + 1}
+          childMeta={childMeta}
+          row={rows[editing]}
+          readOnly={readOnly}
+          docstatus={docstatus}
+          isNew={isNew}
+          onChange={(fieldname, value) => setCell(editing, fieldname, value)}
+          onClose={() => setEditing(null)}
+        />
+      )}
       {!readOnly && (
         <button type="button" className="button" onClick={() => onChange([...rows, newRow(childMeta)])}>
           {text.form.addRow} <span className="visually-hidden">({label})</span>

@@ -1,21 +1,20 @@
 import { useState, type SyntheticEvent } from 'react';
-import { hasColumn, inputKindOf, labelOf } from '../meta/fieldtypes';
+import { hasColumn, labelOf } from '../meta/fieldtypes';
 import type { DocField, DocTypeMeta } from '../meta/types';
 import { text } from '../text';
+import { ASSIGNED_TO, DOCSTATUS, FilterValue, OWNER } from './FilterValue';
 import { needsValue, OPERATORS, type FilterRow, type Operator } from './query';
 
-/** The input type that suits a filter value on this field. */
-function valueType(field: DocField | undefined): string {
-  const kind = field ? inputKindOf(field) : 'text';
-  if (kind === 'int' || kind === 'float' || kind === 'check' || kind === 'rating' || kind === 'duration') return 'number';
-  if (kind === 'date') return 'date';
-  return 'text';
+/** The fields a filter may name: every field with a value, the status of a submittable DocType, creator and assignees. */
+export function filterFields(meta: DocTypeMeta): DocField[] {
+  const fields = meta.fields.filter((f) => hasColumn(f) && f.hidden !== 1);
+  return [...(meta.is_submittable === 1 ? [DOCSTATUS] : []), ...fields, OWNER, ASSIGNED_TO];
 }
 
 /** Filters as rows of field, condition and value; applied together (one request), not per keystroke. */
 export function FilterBar({ meta, filters, onApply }: { meta: DocTypeMeta; filters: FilterRow[]; onApply: (rows: FilterRow[]) => void }) {
   const [rows, setRows] = useState<FilterRow[]>(filters);
-  const fields = meta.fields.filter((f) => hasColumn(f) && f.hidden !== 1);
+  const fields = filterFields(meta);
   const fieldOf = (name: string) => fields.find((f) => f.fieldname === name);
   const update = (i: number, change: Partial<FilterRow>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const submit = (e: SyntheticEvent) => {
@@ -29,7 +28,7 @@ export function FilterBar({ meta, filters, onApply }: { meta: DocTypeMeta; filte
         const n = i + 1;
         return (
           <div className="filter-row" key={i}>
-            <select aria-label={text.list.filterField(n)} value={row.field} onChange={(e) => update(i, { field: e.target.value })}>
+            <select aria-label={text.list.filterField(n)} value={row.field} onChange={(e) => update(i, { field: e.target.value, value: '' })}>
               <option value="name">{text.list.name}</option>
               {fields.map((f) => (
                 <option key={f.fieldname} value={f.fieldname}>
@@ -45,12 +44,13 @@ export function FilterBar({ meta, filters, onApply }: { meta: DocTypeMeta; filte
               ))}
             </select>
             {needsValue(row.operator) && (
-              <input
-                aria-label={text.list.filterValue(n)}
-                type={row.operator === 'in' || row.operator === 'not in' || row.operator.includes('like') ? 'text' : valueType(fieldOf(row.field))}
+              <FilterValue
+                id={`filter-value-${meta.name}-${i}`}
+                label={text.list.filterValue(n)}
+                field={fieldOf(row.field)}
+                operator={row.operator}
                 value={row.value}
-                title={row.operator === 'in' || row.operator === 'not in' ? text.list.inListHint : undefined}
-                onChange={(e) => update(i, { value: e.target.value })}
+                onChange={(value) => update(i, { value })}
               />
             )}
             <button

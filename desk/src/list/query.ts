@@ -42,12 +42,19 @@ function parseFilters(raw: string | null): FilterRow[] {
   }
 }
 
-export function readListState(params: URLSearchParams, defaults: { sortField: string; sortOrder: 'asc' | 'desc' }): ListState {
+/**
+ * The state in the URL; what the URL leaves out comes from `defaults` (the user's saved list
+ * settings, then the DocType's sort).
+ */
+export function readListState(
+  params: URLSearchParams,
+  defaults: { sortField: string; sortOrder: 'asc' | 'desc'; pageSize?: number | undefined; filters?: FilterRow[] | undefined },
+): ListState {
   const [field, order] = (params.get('order_by') ?? '').split(' ');
   const page = Number(params.get('page') ?? '1');
-  const size = Number(params.get('page_length') ?? PAGE_SIZES[0]);
+  const size = Number(params.get('page_length') ?? defaults.pageSize ?? PAGE_SIZES[0]);
   return {
-    filters: parseFilters(params.get('filters')),
+    filters: params.has('filters') ? parseFilters(params.get('filters')) : (defaults.filters ?? []),
     sortField: field || defaults.sortField,
     sortOrder: order === 'asc' || order === 'desc' ? order : defaults.sortOrder,
     page: Number.isInteger(page) && page > 0 ? page : 1,
@@ -57,10 +64,11 @@ export function readListState(params: URLSearchParams, defaults: { sortField: st
 
 export function writeListState(state: ListState): URLSearchParams {
   const params = new URLSearchParams();
-  if (state.filters.length > 0) params.set('filters', JSON.stringify(state.filters.map((f) => [f.field, f.operator, f.value])));
+  // Always written (even empty): a URL without filters means "the user's saved ones".
+  params.set('filters', JSON.stringify(state.filters.map((f) => [f.field, f.operator, f.value])));
   params.set('order_by', `${state.sortField} ${state.sortOrder}`);
   if (state.page > 1) params.set('page', String(state.page));
-  if (state.pageSize !== PAGE_SIZES[0]) params.set('page_length', String(state.pageSize));
+  params.set('page_length', String(state.pageSize));
   return params;
 }
 

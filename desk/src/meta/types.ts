@@ -13,6 +13,8 @@ export interface DocField {
   hidden?: Flag;
   in_list_view?: Flag;
   in_standard_filter?: Flag;
+  in_global_search?: Flag;
+  bold?: Flag;
   allow_on_submit?: Flag;
   permlevel?: number;
   default?: string | null;
@@ -20,7 +22,7 @@ export interface DocField {
   length?: number | null;
 }
 
-export type Right = 'select' | 'read' | 'write' | 'create' | 'delete' | 'submit' | 'cancel' | 'amend';
+export type Right = 'select' | 'read' | 'write' | 'create' | 'delete' | 'submit' | 'cancel' | 'amend' | 'report' | 'export';
 
 export interface DocTypeMeta {
   name: string;
@@ -29,6 +31,8 @@ export interface DocTypeMeta {
   issingle: Flag;
   is_submittable: Flag;
   title_field?: string | null;
+  show_title_field_in_link?: Flag;
+  search_fields?: string | null;
   sort_field?: string | null;
   sort_order?: string | null;
   autoname?: string | null;

@@ -56,6 +56,7 @@ export const docFieldSchema = z.object({
   in_list_view: flag,
   in_standard_filter: flag,
   in_global_search: flag,
+  bold: flag,
   ignore_xss_filter: flag,
   fetch_from: optionalText,
   fetch_if_empty: flag,
@@ -135,6 +136,7 @@ export const docTypeSchema = z.object({
   autoname: optionalText,
   naming_rule: optionalText,
   title_field: optionalText,
+  show_title_field_in_link: flag,
   search_fields: optionalText,
   sort_field: optionalText,
   sort_order: z
