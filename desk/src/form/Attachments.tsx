@@ -69,7 +69,7 @@ export function Attachments({ doctype, name, attachments, canAttach, onChange }:
           <input type="file" disabled={loading} onChange={(e) => void onFile(e.target)} />
         </label>
       )}
-      <div aria-live="polite" className="live">
+      <div aria-live="polite" className="attach-status">
         {loading && <p className="state">{text.timeline.attaching}</p>}
         {done && <p className="notice notice-ok">{done}</p>}
       </div>

@@ -34,7 +34,7 @@ function entriesOf(docinfo: Docinfo, meta: DocTypeMeta, childMeta: Props['childM
     kind: 'comment',
     key: `c:${c.name}`,
     creation: c.creation,
-    author: c.comment_by || who(c.comment_email || c.owner),
+    author: docinfo.fullNames[c.comment_email || c.owner] ?? (c.comment_by || c.comment_email || c.owner),
     comment: c,
   }));
   const logs = docinfo.logs.map((c): Entry => ({ kind: 'log', key: `l:${c.name}`, creation: c.creation, comment: c }));
@@ -54,7 +54,7 @@ export function Timeline({ meta, childMeta, name }: Props) {
     <section className="card timeline" aria-labelledby={headingId}>
       <h2 id={headingId}>{text.timeline.title}</h2>
       <Attachments doctype={meta.name} name={name} attachments={docinfo?.attachments} canAttach={meta.__perm.rights.write} onChange={() => void refresh()} />
-      <CommentBox doctype={meta.name} name={name} onAdded={() => void refresh()} />
+      <CommentBox doctype={meta.name} name={name} fullNames={docinfo?.fullNames ?? {}} onAdded={() => void refresh()} />
       {error !== undefined && <ErrorNotice error={error} title={text.timeline.loadFailed} />}
       {!docinfo && error === undefined && <Loading />}
       {docinfo && <Feed entries={entriesOf(docinfo, meta, childMeta)} />}
@@ -112,7 +112,7 @@ function asCommentHtml(plain: string): string {
 }
 
 /** frappe.desk.form.utils.add_comment(reference_doctype, reference_name, content, comment_email, comment_by). */
-function CommentBox({ doctype, name, onAdded }: { doctype: string; name: string; onAdded: () => void }) {
+function CommentBox({ doctype, name, fullNames, onAdded }: { doctype: string; name: string; fullNames: Record<string, string>; onAdded: () => void }) {
   const { currentUser } = useFrappeAuth();
   const { call, loading } = useFrappePostCall('frappe.desk.form.utils.add_comment');
   const [content, setContent] = useState('');
@@ -127,7 +127,13 @@ function CommentBox({ doctype, name, onAdded }: { doctype: string; name: string;
     setError(null);
     try {
       const user = currentUser ?? '';
-      await call({ reference_doctype: doctype, reference_name: name, content: asCommentHtml(content), comment_email: user, comment_by: user });
+      await call({
+        reference_doctype: doctype,
+        reference_name: name,
+        content: asCommentHtml(content),
+        comment_email: user,
+        comment_by: fullNames[user] ?? user,
+      });
       setContent('');
       onAdded();
     } catch (err) {

@@ -1,4 +1,5 @@
 import { useLocation } from 'react-router';
+import './flash.css';
 
 /** What a page hands the next one to say (`navigate(to, { state: { flash } })`), e.g. "ToDo … was deleted." on the list. */
 export interface FlashState {
@@ -17,7 +18,7 @@ function flashOf(state: unknown): string | undefined {
 export function Flash() {
   const flash = flashOf(useLocation().state);
   return (
-    <div aria-live="polite" className="live">
+    <div aria-live="polite" className="flash">
       {flash && <p className="notice notice-ok">{flash}</p>}
     </div>
   );
