@@ -48,6 +48,17 @@ export const text = {
     breadcrumbs: 'Breadcrumbs',
   },
 
+  search: {
+    label: 'Search DocTypes and documents',
+    placeholder: 'Search or type a DocType',
+    shortcut: 'Ctrl K',
+    doctypes: 'DocTypes',
+    documents: 'Documents',
+    doctypeHint: (module: string) => `DocType · ${module}`,
+    searching: 'Searching…',
+    noMatches: (txt: string) => `Nothing matches “${txt}”.`,
+  },
+
   home: {
     title: 'Home',
     heading: 'What would you like to open?',

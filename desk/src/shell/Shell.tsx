@@ -4,8 +4,9 @@ import { Link, Outlet } from 'react-router';
 import { text } from '../text';
 import { ListBreadcrumbs } from './Breadcrumbs';
 import { Flash } from './Flash';
+import { SearchBox } from './SearchBox';
 
-/** The signed-in frame: a skip link, the bar (home, account menu) and the page. */
+/** The signed-in frame: a skip link, the bar (home, search, account menu) and the page. */
 export function Shell() {
   const { currentUser, logout } = useFrappeAuth();
   const user = currentUser ?? '';
@@ -22,6 +23,7 @@ export function Shell() {
         <Link to="/app" className="brand">
           {text.appName}
         </Link>
+        <SearchBox />
         <MenuTrigger>
           <Button className="button button-quiet">
             <span aria-hidden="true" className="avatar">
