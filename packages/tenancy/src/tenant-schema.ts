@@ -22,6 +22,7 @@ export function migrateTenantSchema(tx: Transaction, schema: string, lock: boole
 /**
  * Tables the desk's methods keep per tenant: Frappe's `__UserSettings` (a user's list settings per
  * DocType, a JSON text; read and written by the frappe app's frappe.model.utils.user_settings).
+ * Apps have no migrations of their own, so the frappe app's tables are listed here, under `desk:`.
  */
 function deskMigrations(): Migration[] {
   return [
