@@ -90,11 +90,9 @@ function GroupCounts({
           const label = typeof c.title === 'string' && c.title !== '' ? c.title : value;
           return (
             <li key={value}>
-              <button type="button" className="group-count" aria-label={text.listView.filterBy(title, label, c.count)} onClick={() => onPick(value)}>
-                <span className="group-name">{label}</span>
-                <span className="group-number" aria-hidden="true">
-                  {c.count}
-                </span>
+              {/* Named by what it shows ("ada@example.com 3"), under its section's heading. */}
+              <button type="button" className="group-count" title={text.listView.filterBy(title, label, c.count)} onClick={() => onPick(value)}>
+                <span className="group-name">{label}</span> <span className="group-number">{c.count}</span>
               </button>
             </li>
           );

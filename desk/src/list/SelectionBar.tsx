@@ -29,8 +29,8 @@ interface Props {
   fields: string[];
   onSelectAllMatching: () => void;
   onClear: () => void;
-  /** After an action: the list is asked again; `keep` are the names to leave selected. */
-  onDone: (keep: string[]) => void;
+  /** After an action: the list is asked again; `keep`, when given, are the names left selected (else the selection stays). */
+  onDone: (keep?: string[]) => void;
   onNotice: (notice: Notice) => void;
 }
 
@@ -105,7 +105,7 @@ export function SelectionBar(props: Props) {
       if (failed === undefined) onNotice({ tone: 'ok', title: text.listView.queued, lines: [] });
       else if (failed.length > 0) onNotice({ tone: 'error', title: text.listView.updateFailed, lines: [...serverMessages(answer), failed.join(', ')] });
       else onNotice({ tone: 'ok', title: text.listView.updated(names.length), lines: [] });
-      onDone(failed ?? []);
+      onDone();
     });
 
   const assign = (user: string, description: string) =>
@@ -119,7 +119,7 @@ export function SelectionBar(props: Props) {
       });
       close();
       onNotice({ tone: 'ok', title: text.listView.assigned(names.length, user), lines: [] });
-      onDone(selection.names);
+      onDone();
     });
 
   const exportCsv = () =>

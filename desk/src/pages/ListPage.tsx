@@ -184,7 +184,7 @@ function LoadedList({ meta, settings, save }: { meta: DocTypeMeta; settings: Lis
         onClear={clear}
         onNotice={setNotice}
         onDone={(keep) => {
-          set(keep);
+          if (keep) set(keep);
           refresh();
         }}
       />
