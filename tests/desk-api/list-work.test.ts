@@ -279,6 +279,15 @@ describe('export_query', () => {
     expect(parseCsv(two.text)).toHaveLength(3);
   });
 
+  it('csv_delimiter and csv_quoting as Frappe pops them: `;` with minimal quoting', async () => {
+    const { t } = w;
+    const res = await t.call('GET', `/api/method/${EXPORT}`, {
+      query: { doctype: 'Project', fields: JSON.stringify(['title', 'budget']), selected_items: JSON.stringify([p2]), csv_delimiter: ';', csv_quoting: 0 },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toBe(`Sr;Title;Budget\r\n1;"'=HYPERLINK(""http://evil.test"",""click"")";3.0\r\n`);
+  });
+
   it('a caller who reads only their own documents, and not level 1, exports only those rows and not the budget', async () => {
     const { t, owner } = w;
     const res = await t.call('POST', `/api/method/${EXPORT}`, { form: { doctype: 'Project', file_format_type: 'CSV', fields }, auth: owner.auth });

@@ -134,10 +134,10 @@ function neutraliseFormula(text: string): string {
 
 type Cell = { text: string; numeric: boolean };
 
-function cellOf(value: unknown, column: Column | undefined): Cell {
+function cellOf(value: unknown, column: Column): Cell {
   if (typeof value === 'number' && Number.isFinite(value)) {
     // Python writes a float with a fraction (3.0); an int as it is.
-    const text = column?.float && Number.isInteger(value) ? value.toFixed(1) : String(value);
+    const text = column.float && Number.isInteger(value) ? value.toFixed(1) : String(value);
     return { text, numeric: true };
   }
   if (typeof value === 'boolean') return { text: value ? 'True' : 'False', numeric: true };
@@ -146,11 +146,12 @@ function cellOf(value: unknown, column: Column | undefined): Cell {
   return { text: neutraliseFormula(htmlToText(text)), numeric: false };
 }
 
+/** One CSV row as Python's csv.writer writes it with these params (a cell with the delimiter, a quote or a line break is always quoted). */
 function csvLine(cells: Cell[], params: CsvParams): string {
-  const special = new RegExp(`[${params.delimiter === ']' ? '\\]' : params.delimiter.replace(/[\\^-]/g, '\\$&')}"\\r\\n]`);
   return cells
     .map(({ text, numeric }) => {
-      const quote = params.quoting === QUOTE_ALL || (params.quoting === QUOTE_NONNUMERIC && !numeric) || special.test(text);
+      const special = text.includes(params.delimiter) || /["\r\n]/.test(text);
+      const quote = special || params.quoting === QUOTE_ALL || (params.quoting === QUOTE_NONNUMERIC && !numeric);
       return quote ? `"${text.replace(/"/g, '""')}"` : text;
     })
     .join(params.delimiter);
