@@ -71,7 +71,7 @@ describe('frappe.utils.global_search.search', () => {
     expect(await search(t, { text: '  ' })).toEqual([]);
   });
 
-  it('finds opted-in documents by their content (prefixes, child rows, markup stripped), kept up to date on save and delete', async () => {
+  it('finds opted-in documents by their content (prefixes, child rows, markup stripped), kept up to date on save, rename and delete', async () => {
     const t = await server.tenant('gs');
     await memoDoctypes(t);
     const memo = await insert(t, 'Memo', {
@@ -96,7 +96,11 @@ describe('frappe.utils.global_search.search', () => {
     expect(await search(t, { text: 'quarterly' })).toEqual([]);
     expect(keys(await search(t, { text: 'weekly' }))).toEqual([`Memo/${memo.name}`]);
 
-    expect((await t.call('DELETE', `/api/resource/Memo/${memo.name}`)).status).toBe(202);
+    const renamed = await method(t, 'POST', 'frappe.client.rename_doc', { json: { doctype: 'Memo', old_name: memo.name, new_name: 'memo-renamed' } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(keys(await search(t, { text: 'weekly' }))).toEqual(['Memo/memo-renamed']);
+
+    expect((await t.call('DELETE', '/api/resource/Memo/memo-renamed')).status).toBe(202);
     expect(await search(t, { text: 'weekly' })).toEqual([]);
   });
 

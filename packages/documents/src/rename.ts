@@ -87,7 +87,7 @@ export function renameDoc(ctx: DocContext, doctype: string, oldName: unknown, ne
   });
 }
 
-/** The row, its `field:` autoname field, its child rows and its stored secrets take the new name. */
+/** The row, its `field:` autoname field, its child rows, its stored secrets and its global search entry take the new name. */
 async function renameRow(ctx: DocContext, tx: Transaction, meta: Meta, old: string, name: string): Promise<void> {
   try {
     await tx.query(`UPDATE ${meta.table} SET "name" = $1 WHERE "name" = $2`, [name, old]);
@@ -110,6 +110,7 @@ async function renameRow(ctx: DocContext, tx: Transaction, meta: Meta, old: stri
     await tx.query(`UPDATE ${childMeta.table} SET "parent" = $1 WHERE "parent" = $2 AND "parenttype" = $3`, [name, old, meta.name]);
   }
   await tx.query(`UPDATE ${qualified(ctx.tenant.schema, AUTH_TABLE)} SET "name" = $1 WHERE "doctype" = $2 AND "name" = $3`, [name, meta.name, old]);
+  await tx.query(`UPDATE ${qualified(ctx.tenant.schema, '__global_search')} SET "name" = $1 WHERE "doctype" = $2 AND "name" = $3`, [name, meta.name, old]);
 }
 
 /**
