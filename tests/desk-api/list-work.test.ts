@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, serverMessages } from '../record-api/helpers';
+import { ALL_RIGHTS, postDoctype } from '../support/doctypes';
 import { adminSdk } from '../support/frappe-js-sdk';
 import { startTestServer, type TestServer } from '../support/server';
 import { callMethod, listWorkTenant, make, names, type ListWorkTenant } from './list-work-support';
@@ -414,6 +415,27 @@ describe('get_group_by_count', () => {
     expect(counts(status)).toEqual([
       { name: 'Open', count: 2 },
       { name: 'Done', count: 1 },
+    ]);
+  });
+
+  it('a Link to a DocType that shows titles in links: each count has the linked document’s title', async () => {
+    const { t } = w;
+    const label = {
+      name: 'Label',
+      autoname: 'hash',
+      title_field: 'label_name',
+      show_title_field_in_link: 1,
+      fields: [{ fieldname: 'label_name', label: 'Label Name', fieldtype: 'Data' }],
+    };
+    const tagged = { name: 'Tagged', autoname: 'hash', fields: [{ fieldname: 'label', label: 'Label', fieldtype: 'Link', options: 'Label' }] };
+    for (const def of [label, tagged]) expect((await postDoctype(t, { module: 'Custom', permissions: [ALL_RIGHTS], ...def })).status).toBe(200);
+    const red = await make(t, 'Label', { label_name: 'Red' });
+    const blue = await make(t, 'Label', { label_name: 'Blue' });
+    for (const l of [red, red, blue]) await make(t, 'Tagged', { label: l });
+    const res = await callMethod(t, 'GET', GROUP_BY, { doctype: 'Tagged', current_filters: '[]', field: 'label' });
+    expect(counts(res)).toEqual([
+      { name: red, count: 2, title: 'Red' },
+      { name: blue, count: 1, title: 'Blue' },
     ]);
   });
 

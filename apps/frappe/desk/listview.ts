@@ -70,9 +70,8 @@ async function addLinkTitles(ctx: MethodContext, meta: Meta, field: string, coun
   const df = meta.field(field);
   if (df?.fieldtype !== 'Link' || !df.options) return;
   const target = ctx.doc.meta.get(df.options);
-  const definition: Record<string, unknown> = target?.definition ?? {};
   const titleField = target?.titleField;
-  if (!target || !titleField || !definition.show_title_field_in_link || readScope(target, ctx.doc.principal) === false) return;
+  if (!target || !titleField || !target.definition.show_title_field_in_link || readScope(target, ctx.doc.principal) === false) return;
   if (permittedLevels(target, ctx.doc.principal).hidden.has(titleField)) return;
   const names = counts.map((c) => c.name).filter((n) => n !== null && n !== undefined && n !== '');
   if (names.length === 0) return;
