@@ -58,7 +58,8 @@ describe('a form others change', () => {
       60_000,
     );
     expect(heard).toBe(1);
-    await expect.poll(() => notice.textContent()).toContain(`${BOB} changed this document`);
+    // Named as the timeline names people (docinfo's user_info), once it is asked for again.
+    await expect.poll(() => notice.textContent()).toContain('bob Tester changed this document');
     expect(await notice.textContent()).toContain('your unsaved changes here will be lost');
     expect(await field(page, 'priority').inputValue()).toBe('Medium'); // nothing was overwritten behind Ada's back
     expect(await seriousViolations(page)).toEqual([]);

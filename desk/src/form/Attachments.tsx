@@ -64,7 +64,7 @@ export function Attachments({ doctype, name, attachments, canAttach, onChange }:
         </ul>
       )}
       {canAttach && (
-        <label className="attach-input">
+        <label className="attach-file">
           <span>{text.timeline.attach}</span>
           <input type="file" disabled={loading} onChange={(e) => void onFile(e.target)} />
         </label>

@@ -14,7 +14,7 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { Assignees } from './Assignees';
 import { ChildTable } from './ChildTable';
 import { DeleteDialog } from './DeleteDialog';
-import { useRefreshDocinfo } from './docinfo';
+import { useDocinfo, useRefreshDocinfo } from './docinfo';
 import { formExtensionOf } from './extensions';
 import { isTimestampMismatch } from './errors';
 import { FieldInput } from './FieldInput';
@@ -76,6 +76,7 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
   const afterSave = extension.useAfterSave();
   const refreshDocinfo = useRefreshDocinfo();
   const remote = useLiveDoc(meta.name, name);
+  const { docinfo } = useDocinfo(meta.name, name);
   const [deleting, setDeleting] = useState(false);
 
   // Leaving with unsaved changes asks first: in the desk with a dialog (below), the tab with the browser's own question.
@@ -257,7 +258,8 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
         {changedElsewhere && !stale && (
           <div className="notice live-changed" role="alert">
             <p>
-              <strong>{text.formPage.changedBy(remote.user ?? text.formPage.someone)}</strong> {dirty && text.formPage.changedByHint}
+              <strong>{text.formPage.changedBy(remote.user ? (docinfo?.fullNames[remote.user] ?? remote.user) : text.formPage.someone)}</strong>{' '}
+              {dirty && text.formPage.changedByHint}
             </p>
             <button type="button" className="button" onClick={() => void reload()}>
               {text.form.reload}

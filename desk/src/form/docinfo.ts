@@ -78,12 +78,17 @@ function fullNamesOf(raw: unknown): Record<string, string> {
 
 const keyOf = (doctype: string, name: string) => `docinfo:${doctype}:${name}`;
 
-/** The document's docinfo, shared by every part of the form that shows some of it (one request). */
-export function useDocinfo(doctype: string, name: string) {
-  const res = useFrappeGetCall<{ docinfo?: unknown }>('frappe.desk.form.load.get_docinfo', { doctype, name }, keyOf(doctype, name), {
-    revalidateOnFocus: false,
-    shouldRetryOnError: false,
-  });
+/** The document's docinfo, shared by every part of the form that shows some of it (one request); none for a new document. */
+export function useDocinfo(doctype: string, name: string | undefined) {
+  const res = useFrappeGetCall<{ docinfo?: unknown }>(
+    'frappe.desk.form.load.get_docinfo',
+    { doctype, name },
+    name === undefined ? null : keyOf(doctype, name),
+    {
+      revalidateOnFocus: false,
+      shouldRetryOnError: false,
+    },
+  );
   return {
     docinfo: res.data ? parseDocinfo(res.data.docinfo) : undefined,
     error: res.error as unknown,
