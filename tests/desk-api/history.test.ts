@@ -448,6 +448,20 @@ describe('getdoc and get_docinfo', () => {
     expect(info.body.docinfo).toEqual(docinfo);
   });
 
+  it('getdoc reads a Single, whose saves are tracked like any document’s', async () => {
+    const t = await server.tenant();
+    await createDocType(t, { name: 'Hist Settings', module: 'Custom', issingle: 1, track_changes: 1, fields: [{ fieldname: 'motto', fieldtype: 'Data' }] });
+    await update(t, 'Hist Settings', 'Hist Settings', { motto: 'Ship it' });
+    await update(t, 'Hist Settings', 'Hist Settings', { motto: 'Ship it well' });
+    const res = await t.call('GET', '/api/method/frappe.desk.form.load.getdoc', { query: { doctype: 'Hist Settings', name: 'Hist Settings' } });
+    expectOk(res);
+    expect(res.body.docs).toEqual([expect.objectContaining({ doctype: 'Hist Settings', name: 'Hist Settings', motto: 'Ship it well' })]);
+    expect(res.body.docinfo.versions.map((v: { data: string }) => JSON.parse(v.data).changed)).toEqual([
+      [['motto', 'Ship it', 'Ship it well']],
+      [['motto', null, 'Ship it']],
+    ]);
+  });
+
   it('an attachment shows in docinfo; a missing document is [] from getdoc and 404 from get_docinfo; a stranger is refused', async () => {
     const t = await server.tenant();
     const owner = await createUser(server, t, 'holder@example.com', []);

@@ -226,7 +226,7 @@ export const getdoc = whitelist(
     const { meta: tenant, principal } = ctx.doc;
     const meta = tenant.require(doctypeArg(args.doctype));
     const name = nameArg(args.name);
-    if (!meta.isVirtual && !(await docExists(ctx.doc, meta.name, name))) {
+    if (!meta.isVirtual && !meta.issingle && !(await docExists(ctx.doc, meta.name, name))) {
       if (!readableThrough(tenant, meta, principal)) throw new PermissionError(`No permission for ${meta.name}`, { title: 'Not Permitted' });
       return [];
     }
