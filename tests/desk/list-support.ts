@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { createUser } from '../oauth/support';
 import type { TestTenant } from '../support/server';
 
 /** The list suites' shared parts: runtime DocTypes and ToDos made through the API, the list's rows read from the page. */
@@ -35,4 +36,13 @@ export function rowBox(page: Page, name: string) {
 /** The selection bar (a region named "Selection"). */
 export function selectionBar(page: Page) {
   return page.getByRole('region', { name: 'Selection' });
+}
+
+/** Another System Manager, with API keys of their own: `Authorization` for calls made as them. */
+export async function otherUser(t: TestTenant, email: string): Promise<string> {
+  await createUser(t, email);
+  const keys = await t.call('POST', '/api/method/frappe.core.doctype.user.user.generate_keys', { json: { user: email } });
+  expect(keys.status, keys.text).toBe(200);
+  const key = (await t.call('GET', `/api/resource/User/${email}`)).body.data.api_key as string;
+  return `token ${key}:${keys.body.message.api_secret as string}`;
 }
