@@ -39,10 +39,10 @@ const PROGRESS_MIN = 5;
 
 type Name = string | number;
 
-/** Frappe deletes in reverse sorted order (names of later documents first). */
+/** Frappe deletes in reverse sorted order (names of later documents first); a name sent twice is deleted once. */
 function sortedForDelete(items: Name[]): Name[] {
   const numeric = items.every((n) => typeof n === 'number');
-  return [...items].sort((a, b) => (numeric ? Number(b) - Number(a) : String(b) < String(a) ? -1 : String(b) > String(a) ? 1 : 0));
+  return [...new Set(items)].sort((a, b) => (numeric ? Number(b) - Number(a) : String(b) < String(a) ? -1 : String(b) > String(a) ? 1 : 0));
 }
 
 /** Deletes each document in its own transaction; answers the names that could not be deleted. */
