@@ -49,11 +49,22 @@ describe('form habits', () => {
     const { page, tenant, origin } = await signedIn(f);
     const created = await tenant.call('POST', '/api/resource/ToDo', { json: { description: 'Half done', priority: 'Low' } });
     const name = created.body.data.name as string;
-    await page.goto(`${origin}/app/todo/${name}`);
-    await expect.poll(() => field(page, 'description').inputValue()).toBe('Half done');
+    const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' });
+    const dialog = page.getByRole('alertdialog', { name: 'Leave this page?' });
+    // A new document nobody typed into leaves freely; one with something typed asks.
+    await page.goto(`${origin}/app/todo/new`);
+    await crumbs.getByRole('link', { name: 'ToDo' }).click();
+    await page.waitForURL(`${origin}/app/todo`);
+    await page.goto(`${origin}/app/todo/new`);
+    await field(page, 'description').fill('Something');
+    await crumbs.getByRole('link', { name: 'ToDo' }).click();
+    await expect.poll(() => dialog.count()).toBe(1);
+    await dialog.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForURL(`${origin}/app/todo`);
 
     // Nothing changed: the breadcrumb's link leaves without a question.
-    const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' });
+    await page.goto(`${origin}/app/todo/${name}`);
+    await expect.poll(() => field(page, 'description').inputValue()).toBe('Half done');
     await crumbs.getByRole('link', { name: 'ToDo' }).click();
     await page.waitForURL(`${origin}/app/todo`);
     await page.goBack();
@@ -61,7 +72,6 @@ describe('form habits', () => {
 
     await field(page, 'description').fill('Half done, and then some');
     await crumbs.getByRole('link', { name: 'ToDo' }).click();
-    const dialog = page.getByRole('alertdialog', { name: 'Leave this page?' });
     await expect.poll(() => dialog.count()).toBe(1);
     expect(await dialog.textContent()).toContain('not saved');
     expect(await seriousViolations(page)).toEqual([]);

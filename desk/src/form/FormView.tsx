@@ -79,19 +79,22 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
   const { docinfo } = useDocinfo(meta.name, name);
   const [deleting, setDeleting] = useState(false);
 
-  // Leaving with unsaved changes asks first: in the desk with a dialog (below), the tab with the browser's own question.
-  // A ref, not the state: a save or a delete navigates in the same tick it clears it.
-  const dirtyRef = useRef(dirty);
+  // Leaving with changes the user made and did not save asks first: in the desk with a dialog
+  // (below), the tab with the browser's own question. A new document nobody typed into yet leaves
+  // freely. A ref besides the state: a save or a delete navigates in the same tick it clears it.
+  const [edited, setEdited] = useState(false);
+  const editedRef = useRef(false);
+  const markEdited = (value: boolean) => {
+    editedRef.current = value;
+    setEdited(value);
+  };
+  const blocker = useBlocker(({ currentLocation, nextLocation }) => editedRef.current && currentLocation.pathname !== nextLocation.pathname);
   useEffect(() => {
-    dirtyRef.current = dirty;
-  }, [dirty]);
-  const blocker = useBlocker(({ currentLocation, nextLocation }) => dirtyRef.current && currentLocation.pathname !== nextLocation.pathname);
-  useEffect(() => {
-    if (!dirty) return;
+    if (!edited) return;
     const ask = (e: BeforeUnloadEvent) => e.preventDefault();
     window.addEventListener('beforeunload', ask);
     return () => window.removeEventListener('beforeunload', ask);
-  }, [dirty]);
+  }, [edited]);
 
   // Ctrl+S / Cmd+S: the form's Save, never the browser's "save page".
   const saveShortcut = useRef<() => void>(() => undefined);
@@ -111,6 +114,8 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
     if (!isNew && loaded.data) {
       setDoc(loaded.data);
       setDirty(false);
+      editedRef.current = false;
+      setEdited(false);
     }
   }, [isNew, loaded.data]);
 
@@ -127,6 +132,7 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
   const set = (fieldname: string, value: unknown) => {
     setDoc({ ...doc, [fieldname]: value });
     setDirty(true);
+    markEdited(true);
     setNotice(null);
   };
 
@@ -157,7 +163,7 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
       afterSave(saved, isNew);
       setDoc(saved);
       setDirty(false);
-      dirtyRef.current = false;
+      markEdited(false);
       if (!isNew) refreshDocinfo(meta.name, saved.name);
       setNotice(action === 'save' ? text.form.saved : action === 'submit' ? text.form.submitted : text.form.cancelled);
       if (isNew) void navigate(formPath(meta.name, saved.name), { replace: true, state: { notice: text.form.saved } });
@@ -175,13 +181,13 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
     if (fresh) {
       setDoc(fresh);
       setDirty(false);
-      dirtyRef.current = false;
+      markEdited(false);
     }
     return fresh;
   };
 
   const afterDelete = () => {
-    dirtyRef.current = false;
+    markEdited(false);
     const state: FlashState = { flash: text.formPage.deleted(meta.name, title) };
     void navigate(listPath(meta.name), { state });
   };
