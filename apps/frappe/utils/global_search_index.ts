@@ -14,12 +14,22 @@ import { fieldLabel, fieldTypeSpec, Meta, parseDefinition, type DocField, type T
 export const GLOBAL_SEARCH_TABLE = '__global_search';
 const SEPARATOR = ' ||| ';
 
-/** The fields of `meta` marked `in_global_search` that hold a value (not tables, not layout). */
+const markedFieldsOf = new WeakMap<Meta, DocField[]>();
+
+/** The fields of `meta` marked `in_global_search` that hold a value (not tables, not layout); once per Meta. */
 export function globalSearchFields(meta: Meta): DocField[] {
-  return meta.fields.filter((f) => f.in_global_search === 1 && meta.hasColumn(f.fieldname) && fieldTypeSpec(f.fieldtype).kind !== 'table');
+  let fields = markedFieldsOf.get(meta);
+  if (fields === undefined) {
+    fields = meta.fields.filter((f) => f.in_global_search === 1 && meta.hasColumn(f.fieldname) && fieldTypeSpec(f.fieldtype).kind !== 'table');
+    markedFieldsOf.set(meta, fields);
+  }
+  return fields;
 }
 
-/** Whether `meta` is in global search: a field of its own or of one of its child tables is marked. */
+/**
+ * Whether `meta` is in global search: a field of its own or of one of its child tables is marked.
+ * Asked on every save: each Meta's marked fields are found once, the child tables are looked up.
+ */
 export function optsInToGlobalSearch(tenant: TenantMeta, meta: Meta): boolean {
   if (meta.istable || meta.issingle || meta.isVirtual) return false;
   if (globalSearchFields(meta).length > 0) return true;
