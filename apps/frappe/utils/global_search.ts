@@ -16,7 +16,8 @@ import { formatValue, GLOBAL_SEARCH_TABLE, globalSearchFields, optsInToGlobalSea
  * - DocTypes that opt in (fields marked `in_global_search`, Frappe's way) are searched in the
  *   tenant's `__global_search` table, kept in each save's transaction (global_search_index.ts).
  *   Every word of `text` is a prefix query on a GIN index of the content's words, so a search
- *   costs the matching rows, not the tables; at most CANDIDATES rows are taken from it.
+ *   costs the matching rows (at most RANKED are ranked), not the tables; at most CANDIDATES rows
+ *   are taken from it.
  * - Other DocTypes are searched on `name`, their title field and `search_fields` (as a Link field
  *   searches them), through the list compiler. `ILIKE '%text%'` cannot use an index: each such
  *   DocType costs at most one scan of its table, so only FALLBACK_DOCTYPES of them are searched
@@ -30,7 +31,12 @@ import { formatValue, GLOBAL_SEARCH_TABLE, globalSearchFields, optsInToGlobalSea
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
-/** Rows taken from the index before the permission check (a page's worth, twice, bounded). */
+/** Index matches ranked at most (the first found, when a search matches more). */
+const RANKED = 2000;
+/**
+ * Rows taken from the index, best first, before the permission check: a page's worth twice,
+ * bounded. A caller who may read few of the best matches (if_owner) may get fewer than `limit`.
+ */
 const CANDIDATES = 400;
 const FALLBACK_DOCTYPES = 20;
 const PER_DOCTYPE = 20;
@@ -137,11 +143,15 @@ async function indexMatches(ctx: MethodContext, doctypes: Meta[], phrases: reado
   if (doctypes.length === 0 || query === '') return [];
   const { db, tenant, meta: tenantMeta, principal } = ctx.doc;
   const words = `to_tsvector('simple'::regconfig, "content")`;
+  // Ranked among the first RANKED matches only: ranking re-reads each row's words, so a word found
+  // in half the table must not mean ranking half the table.
   const { rows } = await db.query<{ doctype: string; name: string; content: string }>(
-    `SELECT "doctype", "name", "content" FROM ${qualified(tenant.schema, GLOBAL_SEARCH_TABLE)}
-     WHERE "doctype" = ANY($1::text[]) AND ${words} @@ to_tsquery('simple'::regconfig, $2)
+    `WITH "hits" AS (
+       SELECT "doctype", "name", "content" FROM ${qualified(tenant.schema, GLOBAL_SEARCH_TABLE)}
+       WHERE "doctype" = ANY($1::text[]) AND ${words} @@ to_tsquery('simple'::regconfig, $2) LIMIT $4)
+     SELECT "doctype", "name", "content" FROM "hits"
      ORDER BY ts_rank(${words}, to_tsquery('simple'::regconfig, $2)) DESC, "doctype", "name" LIMIT $3`,
-    [doctypes.map((m) => m.name), query, Math.min(CANDIDATES, wanted * 2)],
+    [doctypes.map((m) => m.name), query, Math.min(CANDIDATES, wanted * 2), RANKED],
   );
   const byDoctype = new Map<string, typeof rows>();
   for (const r of rows) byDoctype.set(r.doctype, [...(byDoctype.get(r.doctype) ?? []), r]);
