@@ -12,7 +12,7 @@ import { databaseUrl, startTestServer, type TestServer, type TestTenant } from '
  * SIGTERM and replaced. Nothing fails, and every create that succeeded is stored exactly once.
  */
 
-const SHUTDOWN_DELAY_MS = 1200; // several of HAProxy's 200 ms checks
+const SHUTDOWN_DELAY_MS = 1200; // several of HAProxy's 200 ms checks (two failed ones take a draining server out)
 const CLIENTS = 6;
 
 let server: TestServer;

@@ -25,7 +25,7 @@ afterEach(async () => {
 
 it('`quire serve operator` with a kubeconfig reconciles Tenants, serves /readyz, and on SIGTERM releases the Lease and exits 0', async () => {
   proc = spawnQuire(['serve', 'operator'], operatorEnv(kube, { identity: 'quire-operator-7d9f-abcde' }));
-  await proc.waitFor(/Tenant operator watching namespace quire/, 15_000);
+  await proc.waitFor(/Tenant operator watching namespace quire/, 60_000);
   const [, port] = await proc.waitFor(/Metrics and health on port (\d+)/);
   const readyz = await eventually('/readyz 200', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -50,4 +50,4 @@ it('`quire serve operator` with a kubeconfig reconciles Tenants, serves /readyz,
   expect(await proc.stop('SIGTERM')).toBe(0);
   proc = undefined;
   expect(kube.store.tryGet(LEASES, NS, 'quire-operator')?.spec).toMatchObject({ holderIdentity: '' });
-});
+}, 90_000);

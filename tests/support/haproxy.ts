@@ -34,6 +34,9 @@ export async function startHaProxy(backends: readonly Backend[], options: { chec
     '  timeout connect 2s',
     '  timeout client 30s',
     '  timeout server 30s',
+    // Without it a check times out after `inter` (200 ms): on a loaded machine a slow but healthy
+    // /readyz would mark every server down at once and HAProxy itself would answer 503.
+    '  timeout check 2s',
     '  option http-keep-alive',
     '  http-reuse safe',
     // A connection refused before the request went out is retried on another server: safe for any method.
@@ -47,7 +50,7 @@ export async function startHaProxy(backends: readonly Backend[], options: { chec
     '  balance roundrobin',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
-    ...backends.map((b, i) => `  server api${i} 127.0.0.1:${b.port} check port ${b.opsPort} inter ${inter} fall 1 rise 2`),
+    ...backends.map((b, i) => `  server api${i} 127.0.0.1:${b.port} check port ${b.opsPort} inter ${inter} fall 2 rise 2`),
     '',
   ].join('\n');
   const file = path.join(dir, 'haproxy.cfg');
