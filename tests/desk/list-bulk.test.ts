@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDoctype, insert, listRows, rowBox, selectionBar, shownNames } from './list-support';
-import { screenshots, seriousViolations, signedIn, startDesk, stopDesk, type DeskFixture } from './support';
+import { createUser, originOf } from '../oauth/support';
+import { ALL_RIGHTS, createDoctype, insert, listRows, rowBox, selectionBar, shownNames } from './list-support';
+import { PASSWORD, screenshots, seriousViolations, signedIn, signIn, startDesk, stopDesk, type DeskFixture } from './support';
 
 /**
  * A list's selection and its bulk actions in the desk (Frappe's list view): rows picked with their
@@ -141,5 +142,38 @@ describe('a list selection', () => {
     const count = await tenant.call('GET', '/api/method/frappe.client.get_count', { query: { doctype: 'ToDo', filters: JSON.stringify([['reference_type', '=', 'ToDo']]) } });
     expect(count.body.message).toBe(23);
     await page.context().close();
+  });
+
+  it('offers only the actions the user has the rights for', async () => {
+    const tenant = await f.server.tenant('desk');
+    expect((await tenant.call('POST', '/api/resource/Role', { json: { role_name: 'Clerk', desk_access: 1 } })).status).toBe(200);
+    await createUser(tenant, 'cleo@example.com', ['Clerk']);
+    // DocPerm's defaults grant write, create, delete, report and export (as Frappe's do): refused here explicitly.
+    const clerk = (rights: Record<string, number>) => ({ role: 'Clerk', read: 1, write: 0, create: 0, delete: 0, report: 0, export: 0, ...rights });
+    await createDoctype(tenant, { name: 'Memo', permissions: [ALL_RIGHTS, clerk({})], fields: [{ fieldname: 'subject', fieldtype: 'Data', in_list_view: 1 }] });
+    await createDoctype(tenant, {
+      name: 'Note Card',
+      permissions: [ALL_RIGHTS, clerk({ write: 1, delete: 1 })],
+      fields: [{ fieldname: 'subject', fieldtype: 'Data', in_list_view: 1 }],
+    });
+    const memo = await insert(tenant, 'Memo', { subject: 'Read me' });
+    const card = await insert(tenant, 'Note Card', { subject: 'Edit me' });
+
+    const context = await f.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const origin = originOf(f.server, tenant);
+    await signIn(page, origin, 'cleo@example.com', PASSWORD);
+    const offered = async () => (await selectionBar(page).locator('.actions button').allTextContents()).filter((b) => b !== 'Clear selection' && b !== 'Assign to');
+
+    await page.goto(`${origin}/app/memo`);
+    await rowBox(page, memo).check();
+    await expect.poll(() => selectionBar(page).getByRole('status').textContent()).toBe('1 selected');
+    expect(await offered()).toEqual([]);
+
+    await page.goto(`${origin}/app/note-card`);
+    await rowBox(page, card).check();
+    await expect.poll(() => selectionBar(page).getByRole('status').textContent()).toBe('1 selected');
+    expect(await offered()).toEqual(['Edit', 'Delete']);
+    await context.close();
   });
 });
