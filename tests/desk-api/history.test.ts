@@ -385,6 +385,42 @@ describe('assignments', () => {
   });
 });
 
+describe('deleting a document', () => {
+  it('takes its ToDos, Comments and Versions with it, and leaves other documents’ history alone', async () => {
+    const t = await server.tenant();
+    const [gone, kept] = [await insert(t, 'ToDo', { description: 'Gone' }), await insert(t, 'ToDo', { description: 'Kept' })];
+    for (const doc of [gone, kept]) {
+      await update(t, 'ToDo', doc.name, { priority: 'High' });
+      expectOk(
+        await method(t, 'frappe.desk.form.utils.add_comment', {
+          reference_doctype: 'ToDo',
+          reference_name: doc.name,
+          content: 'note',
+          comment_email: '',
+          comment_by: '',
+        }),
+      );
+      expectOk(await method(t, 'frappe.desk.form.assign_to.add', { assign_to: ['Administrator'], doctype: 'ToDo', name: doc.name }));
+    }
+    const history = async (name: string) => {
+      const count = async (doctype: string, filters: object) =>
+        ((await t.call('GET', '/api/resource/' + doctype, { query: { filters: JSON.stringify(filters), limit_page_length: 0 } })).body.data as unknown[])
+          .length;
+      return {
+        versions: await count('Version', { ref_doctype: 'ToDo', docname: name }),
+        comments: await count('Comment', { reference_doctype: 'ToDo', reference_name: name }),
+        todos: await count('ToDo', { reference_type: 'ToDo', reference_name: name }),
+      };
+    };
+    expect(await history(gone.name)).toEqual({ versions: 1, comments: 2, todos: 1 }); // the comment and the "Assigned" line
+
+    expectOk(await t.call('DELETE', `/api/resource/ToDo/${gone.name}`), 202);
+
+    expect(await history(gone.name)).toEqual({ versions: 0, comments: 0, todos: 0 });
+    expect(await history(kept.name)).toEqual({ versions: 1, comments: 2, todos: 1 });
+  });
+});
+
 describe('getdoc and get_docinfo', () => {
   it('getdoc answers the document in docs (as frappe.client.get does, without nulls) and docinfo in Frappe’s shape', async () => {
     const t = await server.tenant();
