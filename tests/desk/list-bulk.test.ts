@@ -113,6 +113,19 @@ describe('a list selection', () => {
     // What could not be deleted stays selected.
     expect(await rowBox(page, 'Hall').isChecked()).toBe(true);
     await screenshots(page, 'list-delete-refused');
+
+    // A submitted document: cancel it first, in Frappe's words.
+    await createDoctype(tenant, { name: 'Claim', is_submittable: 1, fields: [{ fieldname: 'subject', fieldtype: 'Data', in_list_view: 1 }] });
+    const claim = await insert(tenant, 'Claim', { subject: 'Taxi', docstatus: 1 });
+    expect((await tenant.call('GET', `/api/resource/Claim/${claim}`)).body.data.docstatus).toBe(1);
+    await page.goto(`${origin}/app/claim`);
+    await rowBox(page, claim).check();
+    await selectionBar(page).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    const submitted = page.getByRole('alert').filter({ hasText: '1 record was not deleted' });
+    await expect.poll(() => submitted.count()).toBe(1);
+    expect(await submitted.textContent()).toMatch(/cancel/i);
+    expect((await tenant.call('GET', `/api/resource/Claim/${claim}`)).status).toBe(200);
     await page.context().close();
   });
 
@@ -122,6 +135,15 @@ describe('a list selection', () => {
     await insert(tenant, 'ToDo', { description: 'Not this one', priority: 'High' });
     await page.goto(`${origin}/app/todo?filters=${encodeURIComponent('[["priority","=","Low"]]')}`);
     await expect.poll(() => listRows(page).count()).toBe(20);
+    // Shift+click selects the range from the row last toggled.
+    const shown = await shownNames(page);
+    await rowBox(page, shown[1] as string).click();
+    await rowBox(page, shown[5] as string).click({ modifiers: ['Shift'] });
+    await expect.poll(() => selectionBar(page).getByRole('status').textContent()).toBe('5 selected');
+    expect(await rowBox(page, shown[0] as string).isChecked()).toBe(false);
+    expect(await rowBox(page, shown[3] as string).isChecked()).toBe(true);
+    await selectionBar(page).getByRole('button', { name: 'Clear selection' }).click();
+    await expect.poll(() => selectionBar(page).count()).toBe(0);
     await page.getByRole('checkbox', { name: 'Select all on this page' }).check();
     await expect.poll(() => selectionBar(page).getByRole('status').textContent()).toBe('20 selected');
     await selectionBar(page).getByRole('button', { name: 'Select all 23 matching the filter' }).click();

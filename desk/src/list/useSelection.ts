@@ -18,10 +18,11 @@ export function useSelection() {
 
   /** Toggles one row; with `range`, every row between it and the last toggled one takes its new state. */
   const toggle = useCallback((name: string, pageNames: string[], range: boolean) => {
+    // Read now: the updater below runs later, after the anchor has moved to this row.
+    const from = anchor.current === undefined ? -1 : pageNames.indexOf(anchor.current);
     setSelection((current) => {
       const picked = new Set(current.names);
       const on = !picked.has(name);
-      const from = anchor.current === undefined ? -1 : pageNames.indexOf(anchor.current);
       const to = pageNames.indexOf(name);
       const span = range && from >= 0 && to >= 0 ? pageNames.slice(Math.min(from, to), Math.max(from, to) + 1) : [name];
       for (const n of span) {
