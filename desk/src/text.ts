@@ -52,6 +52,7 @@ export const text = {
     label: 'Search DocTypes and documents',
     placeholder: 'Search or type a DocType',
     shortcut: 'Ctrl K',
+    shortcutMac: '⌘ K',
     doctypes: 'DocTypes',
     documents: 'Documents',
     doctypeHint: (module: string) => `DocType · ${module}`,

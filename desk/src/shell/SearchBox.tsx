@@ -120,7 +120,7 @@ export function SearchBox() {
         </svg>
         <Input ref={input} className="search-box-input" placeholder={text.search.placeholder} />
         <kbd aria-hidden="true" className="search-box-kbd">
-          {text.search.shortcut}
+          {/Mac|iP(hone|ad)/.test(navigator.platform) ? text.search.shortcutMac : text.search.shortcut}
         </kbd>
       </div>
       <Popover className="popover search-box-popover" placement="bottom start" triggerRef={fieldBox}>
