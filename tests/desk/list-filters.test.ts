@@ -159,4 +159,21 @@ describe('list filters, settings and sidebar', () => {
     await expect.poll(() => createdBy.count()).toBe(1);
     await page.context().close();
   });
+
+  it('filters a Link with search: the quick filter suggests users as one types', async () => {
+    const { page, tenant, origin } = await signedIn(f);
+    const mine = await insert(tenant, 'ToDo', { description: 'For Ada', allocated_to: 'ada@example.com' });
+    await insert(tenant, 'ToDo', { description: 'For nobody' });
+    await page.goto(`${origin}/app/todo`);
+    await expect.poll(() => listRows(page).count()).toBe(2);
+    const allocated = page.getByRole('group', { name: 'Quick filters' }).getByRole('combobox', { name: 'Allocated To' });
+    const searched = page.waitForResponse((r) => r.url().includes('search_link') && r.url().includes('txt=ad'));
+    await allocated.fill('ad');
+    await searched;
+    await page.getByRole('option', { name: /ada@example\.com/ }).click();
+    await expect.poll(() => shownNames(page)).toEqual([mine]);
+    expect(JSON.parse(new URL(page.url()).searchParams.get('filters') ?? '[]')).toEqual([['allocated_to', '=', 'ada@example.com']]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.context().close();
+  });
 });
