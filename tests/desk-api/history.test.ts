@@ -385,6 +385,33 @@ describe('assignments', () => {
   });
 });
 
+describe('bad arguments', () => {
+  it('answer 417 with Frappe’s envelope, never a 5xx', async () => {
+    const t = await server.tenant();
+    const todo = await insert(t, 'ToDo', { description: 'Target' });
+    const cases: Array<[string, object]> = [
+      ['frappe.desk.form.utils.add_comment', { reference_doctype: 'ToDo', reference_name: todo.name }],
+      ['frappe.desk.form.utils.add_comment', { reference_name: todo.name, content: 'x' }],
+      ['frappe.desk.form.utils.update_comment', { content: 'x' }],
+      ['frappe.desk.form.assign_to.add', { assign_to: ['Administrator'], name: todo.name }],
+      ['frappe.desk.form.assign_to.add', { assign_to: '[1, {"a": 2}]', doctype: 'ToDo', name: todo.name }],
+      ['frappe.desk.form.assign_to.add', { assign_to: '[not json', doctype: 'ToDo', name: todo.name }],
+      ['frappe.desk.form.assign_to.add', { args: '"text"' }],
+      ['frappe.desk.form.assign_to.add_multiple', { assign_to: ['Administrator'], doctype: 'ToDo', name: '[]' }],
+      ['frappe.desk.form.assign_to.remove', { doctype: 'ToDo', name: todo.name }],
+      ['frappe.desk.form.load.get_docinfo', { doctype: 'ToDo' }],
+      ['frappe.desk.form.load.getdoc', { name: todo.name }],
+    ];
+    for (const [path, args] of cases) {
+      const res = await method(t, path, args);
+      expect({ path, args, status: res.status, exc_type: res.body?.exc_type }).toEqual({ path, args, status: 417, exc_type: 'ValidationError' });
+    }
+    // An unknown user is refused by the ToDo's link to User.
+    const unknown = await method(t, 'frappe.desk.form.assign_to.add', { assign_to: ['ghost@example.com'], doctype: 'ToDo', name: todo.name });
+    expect(unknown.status).toBe(417);
+  });
+});
+
 describe('deleting a document', () => {
   it('takes its ToDos, Comments and Versions with it, and leaves other documents’ history alone', async () => {
     const t = await server.tenant();

@@ -44,12 +44,12 @@ function targetOf(args: MethodArgs): Target {
   return { doctype: textArg(args, 'doctype'), name: textArg(args, 'name') };
 }
 
-/** A list of user ids: a JSON list, a list, or one id. */
-function usersArg(value: unknown, key: string): string[] {
+/** A list of user ids or document names: a JSON list, a list, or one (numbers are autoincrement names). */
+function listArg(value: unknown, key: string): string[] {
   if (value === undefined || value === null || value === '') return [];
   const decoded = typeof value === 'string' && !value.trimStart().startsWith('[') ? [value] : decodeJsonArg(key, value);
-  const list = Array.isArray(decoded) ? decoded : [decoded];
-  if (list.some((u) => typeof u !== 'string' || u === '')) throw new ValidationError(`${key} must be a list of users`, { title: 'Invalid Request' });
+  const list = (Array.isArray(decoded) ? decoded : [decoded]).map((v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v));
+  if (list.some((v) => typeof v !== 'string' || v === '')) throw new ValidationError(`${key} must be a list of names`, { title: 'Invalid Request' });
   return [...new Set(list as string[])];
 }
 
@@ -138,7 +138,7 @@ function inTransaction<T>(ctx: DocContext, fn: (inner: DocContext) => Promise<T>
 }
 
 function assignees(args: MethodArgs, caller: string): string[] {
-  const users = usersArg(args.assign_to, 'assign_to');
+  const users = listArg(args.assign_to, 'assign_to');
   // The desk's "Assign to me".
   if (args.assign_to_me === true || args.assign_to_me === 1 || args.assign_to_me === '1' || args.assign_to_me === 'true') users.push(caller);
   return [...new Set(users)];
@@ -162,7 +162,7 @@ export const add_multiple = whitelist(
   async (raw, ctx) => {
     const args = argsOf(raw);
     const doctype = textArg(args, 'doctype');
-    const names = usersArg(args.name, 'name');
+    const names = listArg(args.name, 'name');
     if (names.length === 0) missing('name');
     const users = assignees(args, ctx.doc.principal.user);
     const duplicates = await inTransaction(ctx.doc, async (inner) => {
