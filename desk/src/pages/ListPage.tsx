@@ -79,7 +79,9 @@ function LoadedList({ meta, settings, save }: { meta: DocTypeMeta; settings: Lis
   const setState = (change: Partial<ListState>) => {
     const next = { ...state, ...change };
     setParams(writeListState(next));
-    save({ sortField: next.sortField, sortOrder: next.sortOrder, pageSize: next.pageSize, filters: next.filters });
+    // What the user chose (not the page they are on) is kept for their next visit.
+    if (Object.keys(change).some((k) => k !== 'page'))
+      save({ sortField: next.sortField, sortOrder: next.sortOrder, pageSize: next.pageSize, filters: next.filters });
   };
 
   // A new filter set is a new question: the selection made for the last one goes.
