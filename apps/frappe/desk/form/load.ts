@@ -159,8 +159,7 @@ async function docinfoOf(ctx: DocContext, meta: Meta, doc: DocData, maxPageLengt
   const lists: Record<string, Row[]> = { comments: [], shared: [], assignment_logs: [], attachment_logs: [], info_logs: [], like_logs: [], workflow_logs: [] };
   for (const c of comments) {
     const list = COMMENT_LISTS[String(c.comment_type)];
-    if (list)
-      lists[list]?.push(list === 'comments' ? c : { name: c.name, creation: c.creation, content: c.content, owner: c.owner, comment_type: c.comment_type });
+    if (list) lists[list]?.push(c);
   }
   const attachments = await platformList(
     ctx,
