@@ -331,6 +331,24 @@ describe('assignments', () => {
     });
   });
 
+  it('assignments of one document made at the same time all end up in _assign', async () => {
+    const { t, docs } = await setup();
+    const users = ['p1@example.com', 'p2@example.com', 'p3@example.com', 'p4@example.com'];
+    for (const email of users) await createUser(server, t, email, ['Hist Worker']);
+    const answers = await Promise.all(users.map((u) => method(t, 'frappe.desk.form.assign_to.add', { assign_to: [u], doctype: 'Hist Task', name: docs[0] })));
+    for (const res of answers) expectOk(res);
+    expect(((await assignedOf(t, docs[0]!)) as string[]).sort()).toEqual(users);
+    // The same user assigned twice at once gets one ToDo: the second is told it is already there.
+    const twice = await Promise.all(
+      [1, 2].map(() => method(t, 'frappe.desk.form.assign_to.add', { assign_to: ['alice@example.com'], doctype: 'Hist Task', name: docs[1] })),
+    );
+    for (const res of twice) expectOk(res);
+    const todos = await t.call('GET', '/api/resource/ToDo', {
+      query: { filters: JSON.stringify({ reference_name: docs[1], allocated_to: 'alice@example.com' }) },
+    });
+    expect(todos.body.data).toHaveLength(1);
+  });
+
   it('a user who may not read the document cannot be assigned (Missing Permission), and nothing is kept', async () => {
     const { t, docs } = await setup();
     const res = await method(t, 'frappe.desk.form.assign_to.add', {

@@ -97,6 +97,8 @@ function descriptionOf(args: MethodArgs, target: Target): string {
 async function assign(ctx: DocContext, method: MethodContext, args: MethodArgs, target: Target, users: string[]): Promise<string[]> {
   const doc = await readTarget(ctx, target);
   const meta = ctx.meta.require(target.doctype);
+  // One assignment of a document at a time: the next one's duplicate check sees this one's ToDos.
+  if (!meta.issingle && !meta.isVirtual) await ctx.db.query(`SELECT 1 FROM ${meta.table} WHERE "name" = $1 FOR UPDATE`, [doc.name]);
   const duplicates: string[] = [];
   for (const user of users) {
     if (await openTodo(ctx, target, user, method.settings.maxPageLength)) {

@@ -50,6 +50,10 @@ async function assignmentComment({ doc, previous, ctx, tx }: HookArgs): Promise<
 export async function updateAssignedTo({ ctx, tx, meta }: Pick<HookArgs, 'ctx' | 'tx' | 'meta'>, reference: { doctype: string; name: string }): Promise<void> {
   const target = ctx.meta.get(reference.doctype);
   if (!target || target.issingle || target.istable || target.isVirtual || !target.hasColumn('_assign')) return;
+  // Assignments of one document made at once wait for each other here, so that each list is read
+  // after the other's ToDo has committed and none of them is lost.
+  const locked = await tx.query(`SELECT 1 FROM ${target.table} WHERE "name" = $1 FOR UPDATE`, [reference.name]);
+  if (locked.rows.length === 0) return;
   const { rows } = await tx.query<{ allocated_to: string }>(
     `SELECT "allocated_to" FROM ${meta.table}
      WHERE "reference_type" = $1 AND "reference_name" = $2 AND "status" <> ALL($3::text[]) AND COALESCE("allocated_to", '') <> ''
