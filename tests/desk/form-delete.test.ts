@@ -52,6 +52,9 @@ describe('delete on a form', () => {
     await expect.poll(() => page.getByText('ToDo Sweep the floor was deleted.').count()).toBe(1);
     expect((await tenant.call('GET', `/api/resource/ToDo/${name}`)).status).toBe(404);
     expect(browserDialogs).toBe(0);
+    // The deleted document's page is not left in the history: Back does not lead to it.
+    await page.goBack();
+    await page.waitForURL((url) => url.pathname !== `/app/todo/${name}` && url.pathname !== '/app/todo');
     await page.context().close();
   });
 

@@ -1,4 +1,4 @@
-import { useFrappeCreateDoc, useFrappeGetDoc, useFrappeUpdateDoc, type FrappeDoc } from 'frappe-react-sdk';
+import { useFrappeCreateDoc, useFrappeGetDoc, useFrappeUpdateDoc, useSWRConfig, type FrappeDoc } from 'frappe-react-sdk';
 import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useBlocker, useNavigate } from 'react-router';
 import { isTable, labelOf } from '../meta/fieldtypes';
@@ -59,7 +59,9 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
   const isNew = name === undefined;
   const navigate = useNavigate();
   const { childMeta } = useMeta(meta.name);
-  const loaded = useFrappeGetDoc<DocValues>(meta.name, name, isNew ? null : `doc:${meta.name}:${name}`, {
+  const docKey = isNew ? null : `doc:${meta.name}:${name}`;
+  const { cache: swrCache } = useSWRConfig();
+  const loaded = useFrappeGetDoc<DocValues>(meta.name, name, docKey, {
     revalidateOnFocus: false,
     revalidateIfStale: false,
     shouldRetryOnError: false,
@@ -188,8 +190,10 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
 
   const afterDelete = () => {
     markEdited(false);
+    // Gone from the cache and from the history (the list takes its entry): nothing leads back to a copy of it.
+    if (docKey) swrCache.delete(docKey);
     const state: FlashState = { flash: text.formPage.deleted(meta.name, title) };
-    void navigate(listPath(meta.name), { state });
+    void navigate(listPath(meta.name), { state, replace: true });
   };
 
   const amend = () => void navigate(newPath(meta.name), { state: { amend: amendedCopy(meta, doc) } });
