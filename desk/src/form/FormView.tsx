@@ -1,6 +1,6 @@
 import { useFrappeCreateDoc, useFrappeGetDoc, useFrappeUpdateDoc, useSWRConfig, type FrappeDoc } from 'frappe-react-sdk';
-import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
-import { useBlocker, useNavigate } from 'react-router';
+import { useEffect, useState, type SyntheticEvent } from 'react';
+import { useNavigate } from 'react-router';
 import { isTable, labelOf } from '../meta/fieldtypes';
 import { useMeta } from '../meta/hooks';
 import { formPath, listPath, newPath } from '../meta/slug';
@@ -10,7 +10,6 @@ import type { FlashState } from '../shell/Flash';
 import { ErrorNotice, Loading } from '../shell/states';
 import { useTitle } from '../shell/useTitle';
 import { text } from '../text';
-import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { Assignees } from './Assignees';
 import { ChildTable } from './ChildTable';
 import { DeleteDialog } from './DeleteDialog';
@@ -18,6 +17,7 @@ import { useDocinfo, useRefreshDocinfo } from './docinfo';
 import { formExtensionOf } from './extensions';
 import { isTimestampMismatch } from './errors';
 import { FieldInput } from './FieldInput';
+import { LeaveDialog, useLeaveGuard, useSaveShortcut } from './habits';
 import { sectionsOf } from './layout';
 import { Timeline } from './Timeline';
 import { useLiveDoc } from './useLiveDoc';
@@ -81,43 +81,15 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
   const { docinfo } = useDocinfo(meta.name, name);
   const [deleting, setDeleting] = useState(false);
 
-  // Leaving with changes the user made and did not save asks first: in the desk with a dialog
-  // (below), the tab with the browser's own question. A new document nobody typed into yet leaves
-  // freely. A ref besides the state: a save or a delete navigates in the same tick it clears it.
-  const [edited, setEdited] = useState(false);
-  const editedRef = useRef(false);
-  const markEdited = (value: boolean) => {
-    editedRef.current = value;
-    setEdited(value);
-  };
-  const blocker = useBlocker(({ currentLocation, nextLocation }) => editedRef.current && currentLocation.pathname !== nextLocation.pathname);
-  useEffect(() => {
-    if (!edited) return;
-    const ask = (e: BeforeUnloadEvent) => e.preventDefault();
-    window.addEventListener('beforeunload', ask);
-    return () => window.removeEventListener('beforeunload', ask);
-  }, [edited]);
-
-  // Ctrl+S / Cmd+S: the form's Save, never the browser's "save page".
-  const saveShortcut = useRef<() => void>(() => undefined);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 's') {
-        e.preventDefault();
-        saveShortcut.current();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  const { blocker, markEdited } = useLeaveGuard();
+  const saveShortcut = useSaveShortcut();
 
   // The loaded document becomes the form's state (again after a reload).
   useEffect(() => {
     if (!isNew && loaded.data) {
       setDoc(loaded.data);
       setDirty(false);
-      editedRef.current = false;
-      setEdited(false);
+      markEdited(false);
     }
   }, [isNew, loaded.data]);
 
@@ -344,18 +316,7 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
       {deleting && name !== undefined && (
         <DeleteDialog doctype={meta.name} name={name} title={title} onDeleted={afterDelete} onClose={() => setDeleting(false)} />
       )}
-      {blocker.state === 'blocked' && (
-        <ConfirmDialog
-          title={text.formPage.leaveTitle}
-          confirmLabel={text.formPage.leave}
-          cancelLabel={text.formPage.stay}
-          destructive
-          onConfirm={() => blocker.proceed()}
-          onCancel={() => blocker.reset()}
-        >
-          <p>{text.formPage.leaveQuestion}</p>
-        </ConfirmDialog>
-      )}
+      <LeaveDialog blocker={blocker} />
     </div>
   );
 }
