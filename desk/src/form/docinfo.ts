@@ -102,8 +102,3 @@ export function useRefreshDocinfo() {
   const { mutate } = useSWRConfig();
   return useCallback((doctype: string, name: string) => void mutate(keyOf(doctype, name)), [mutate]);
 }
-
-/** Frappe's datetimes are the platform's UTC without an offset: `2026-03-01 10:20:30.123456`. */
-export function parseDatetime(value: string): Date {
-  return new Date(`${value.replace(' ', 'T').slice(0, 23)}Z`);
-}

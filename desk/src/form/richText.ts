@@ -1,4 +1,4 @@
-import { createElement, type ReactNode } from 'react';
+import { createElement, Fragment, type ReactNode } from 'react';
 
 /**
  * A comment's HTML (Frappe stores a comment's content as its editor's HTML) drawn as React elements
@@ -28,8 +28,8 @@ function convert(node: Node, key: number): ReactNode {
   return createElement(tag, { key }, ...children);
 }
 
-export function RichText({ html }: { html: string }) {
+export function RichText({ html }: { html: string }): ReactNode {
   // A parsed document without scripting: nothing in it runs, nothing loads.
   const body = new DOMParser().parseFromString(html, 'text/html').body;
-  return <>{[...body.childNodes].map(convert)}</>;
+  return createElement(Fragment, null, ...[...body.childNodes].map(convert));
 }
