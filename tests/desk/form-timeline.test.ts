@@ -103,12 +103,17 @@ describe('the form timeline', () => {
     const link = timeline.getByRole('link', { name: 'receipt.txt' });
     await expect.poll(() => link.count()).toBe(1);
     const href = await link.getAttribute('href');
-    expect(href).toMatch(/^\/files\/receipt/);
+    // Private (as Frappe's uploader makes attachments), and served to this reader.
+    expect(href).toMatch(/^\/private\/files\/receipt/);
+    expect(await timeline.getByRole('listitem').filter({ hasText: 'receipt.txt' }).textContent()).toContain('private');
+    const served = await page.evaluate(async (url) => (await fetch(url)).text(), href ?? '');
+    expect(served).toBe('12.50 EUR');
     const files = await tenant.call('GET', '/api/resource/File', {
       query: { filters: JSON.stringify([['attached_to_name', '=', name]]), fields: JSON.stringify(['attached_to_doctype', 'file_url']) },
     });
     expect(files.body.data).toEqual([{ attached_to_doctype: 'ToDo', file_url: href }]);
     expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'form-attachments');
     await page.context().close();
   });
 });

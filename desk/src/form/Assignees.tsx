@@ -3,7 +3,7 @@ import { useId, useState } from 'react';
 import { Button, Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { ErrorNotice } from '../shell/states';
 import { text } from '../text';
-import { useDocinfo } from './docinfo';
+import { parseDocinfo, useDocinfo } from './docinfo';
 import { LinkInput } from './LinkInput';
 import '../ui/confirm-dialog.css';
 import './timeline.css';
@@ -78,8 +78,8 @@ export function Assignees({ doctype, name, canAssign, notify }: Props) {
           onClose={() => setChoosing(false)}
           onAssigned={async (user) => {
             setChoosing(false);
-            await refresh();
-            notify(text.timeline.assigned(user));
+            const fresh = await refresh();
+            notify(text.timeline.assigned(parseDocinfo(fresh?.docinfo).fullNames[user] ?? user));
           }}
         />
       )}

@@ -30,7 +30,8 @@ export function Attachments({ doctype, name, attachments, canAttach, onChange }:
     setError(null);
     setDone(null);
     try {
-      await upload(file, { isPrivate: false, doctype, docname: name });
+      // Private, as Frappe's uploader makes a document's attachments: served only to those who may read it.
+      await upload(file, { isPrivate: true, doctype, docname: name });
       setDone(text.timeline.attached(file.name));
       input.value = '';
       onChange();
@@ -38,7 +39,8 @@ export function Attachments({ doctype, name, attachments, canAttach, onChange }:
       setError(e);
     }
   };
-  const files = [...(attachments ?? [])].sort((a, b) => ((a.creation ?? '') < (b.creation ?? '') ? 1 : -1));
+  // Newest first when the server says when (a stable sort keeps its order otherwise).
+  const files = [...(attachments ?? [])].sort((a, b) => (b.creation ?? '').localeCompare(a.creation ?? ''));
   return (
     <div className="attachments" aria-labelledby={headingId} role="group">
       <h3 id={headingId}>{text.timeline.attachments}</h3>
