@@ -224,7 +224,8 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
             {name !== undefined && extension.Actions && (
               <extension.Actions meta={meta} doc={doc} name={name} dirty={dirty} reload={reload} notify={setNotice} fail={setError} />
             )}
-            {name !== undefined && rights.delete && (
+            {/* A Single is one record, which Frappe never deletes. */}
+            {name !== undefined && rights.delete && meta.issingle !== 1 && (
               <button type="button" className="button" disabled={busy !== null} onClick={() => setDeleting(true)}>
                 {text.formPage.delete}
               </button>
