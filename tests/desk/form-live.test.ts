@@ -37,6 +37,8 @@ describe('a form others change', () => {
     };
     await page.goto(`${origin}/app/todo/${name}`);
     await expect.poll(() => field(page, 'description').inputValue()).toBe('Plan the trip');
+    // The page names its site, the namespace of the desk's socket (/<site>).
+    expect(await page.locator('meta[name="frappe-site-name"]').getAttribute('content')).toBe(tenant.name);
     const notice = page.getByRole('alert').filter({ hasText: 'changed this document' });
     expect(await notice.count()).toBe(0);
 
