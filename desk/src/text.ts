@@ -256,10 +256,6 @@ export const text = {
     justNow: 'just now',
   },
 
-  breadcrumbs: {
-    home: 'Home',
-  },
-
   secret: {
     copy: 'Copy',
     copied: (label: string) => `${label} copied`,

@@ -31,6 +31,7 @@ describe('form habits', () => {
     // Unsaved: the form says so.
     await expect.poll(() => page.locator('.form-head .status').textContent()).toBe('Not saved');
     // The browser's "save page" is not what happens: the page stays, the document is saved.
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).getAttribute('aria-keyshortcuts')).toBe('Control+S Meta+S');
     await field(page, 'priority').focus();
     await page.keyboard.press('Control+s');
     await expect.poll(async () => (await tenant.call('GET', `/api/resource/ToDo/${name}`)).body.data.priority).toBe('High');

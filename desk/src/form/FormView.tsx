@@ -202,7 +202,13 @@ export function FormView({ meta, name, initial, initialNotice }: Props) {
           {status !== null && <span className={`status status-${dirty || isNew ? 0 : docstatus}`}>{status}</span>}
           <div className="actions">
             {canSave && (
-              <button type="submit" className="button button-primary" disabled={busy !== null}>
+              <button
+                type="submit"
+                className="button button-primary"
+                disabled={busy !== null}
+                aria-keyshortcuts="Control+S Meta+S"
+                title={text.formPage.shortcutSave}
+              >
                 {text.form.save}
               </button>
             )}
