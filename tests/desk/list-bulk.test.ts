@@ -161,7 +161,9 @@ describe('a list selection', () => {
     await page.getByRole('option', { name: /ada@example\.com/ }).click();
     await dialog.getByRole('button', { name: 'Assign to' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: '23 records assigned' }).count()).toBe(1);
-    const count = await tenant.call('GET', '/api/method/frappe.client.get_count', { query: { doctype: 'ToDo', filters: JSON.stringify([['reference_type', '=', 'ToDo']]) } });
+    const count = await tenant.call('GET', '/api/method/frappe.client.get_count', {
+      query: { doctype: 'ToDo', filters: JSON.stringify([['reference_type', '=', 'ToDo']]) },
+    });
     expect(count.body.message).toBe(23);
     await page.context().close();
   });
@@ -185,7 +187,8 @@ describe('a list selection', () => {
     const page = await context.newPage();
     const origin = originOf(f.server, tenant);
     await signIn(page, origin, 'cleo@example.com', PASSWORD);
-    const offered = async () => (await selectionBar(page).locator('.actions button').allTextContents()).filter((b) => b !== 'Clear selection' && b !== 'Assign to');
+    const offered = async () =>
+      (await selectionBar(page).locator('.actions button').allTextContents()).filter((b) => b !== 'Clear selection' && b !== 'Assign to');
 
     await page.goto(`${origin}/app/memo`);
     await rowBox(page, memo).check();

@@ -114,7 +114,14 @@ describe('list filters, settings and sidebar', () => {
       return JSON.parse((res as { message: string }).message) as { List?: Record<string, unknown> };
     };
     await expect.poll(async () => (await mine()).List?.page_length).toBe(100);
-    expect((await mine()).List).toMatchObject({ fields: [['kind', 'Chore'], ['done', 'Chore'], ['notes', 'Chore']], order_by: '`tabChore`.`name` asc' });
+    expect((await mine()).List).toMatchObject({
+      fields: [
+        ['kind', 'Chore'],
+        ['done', 'Chore'],
+        ['notes', 'Chore'],
+      ],
+      order_by: '`tabChore`.`name` asc',
+    });
 
     // A new visit (no state in the URL) opens as the user left it.
     await page.goto(`${origin}/app/chore`);
@@ -132,7 +139,9 @@ describe('list filters, settings and sidebar', () => {
     const mine = await insert(tenant, 'ToDo', { description: 'From the admin' });
     await insert(tenant, 'ToDo', { description: 'From Bob' }, bobAuth);
     await insert(tenant, 'ToDo', { description: 'From Bob too' }, bobAuth);
-    const assigned = await tenant.call('POST', '/api/method/frappe.desk.form.assign_to.add', { json: { doctype: 'ToDo', name: mine, assign_to: JSON.stringify(['ada@example.com']) } });
+    const assigned = await tenant.call('POST', '/api/method/frappe.desk.form.assign_to.add', {
+      json: { doctype: 'ToDo', name: mine, assign_to: JSON.stringify(['ada@example.com']) },
+    });
     expect(assigned.status, assigned.text).toBe(200);
 
     await page.goto(`${origin}/app/todo?filters=${encodeURIComponent('[["reference_type","is not set",""]]')}`);

@@ -65,7 +65,10 @@ function escapeText(text: string): string {
 function safeUrl(tag: string, value: string): boolean {
   // What a URL parser ignores: leading and trailing C0 controls and spaces, tabs and newlines anywhere.
   // eslint-disable-next-line no-control-regex
-  const bare = value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '').toLowerCase();
+  const bare = value
+    .replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '')
+    .replace(/[\t\n\r]/g, '')
+    .toLowerCase();
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(bare)?.[1];
   if (scheme === undefined || scheme === 'http' || scheme === 'https') return true;
   if (tag === 'a') return LINK_ONLY_SCHEMES.has(scheme);

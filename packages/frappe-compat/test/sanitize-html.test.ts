@@ -21,7 +21,8 @@ function parsed(html: string): { tags: string[]; attributes: string[]; urls: str
 
 describe('sanitizeHtml', () => {
   it('keeps formatting, links and images', () => {
-    const html = '<p>Hello <strong>you</strong> &amp; <em>me</em></p><ul><li>one</li></ul><a href="https://example.com/a?b=1&amp;c=2">link</a><img src="/files/x.png" alt="x">';
+    const html =
+      '<p>Hello <strong>you</strong> &amp; <em>me</em></p><ul><li>one</li></ul><a href="https://example.com/a?b=1&amp;c=2">link</a><img src="/files/x.png" alt="x">';
     expect(sanitizeHtml(html)).toBe(
       '<p>Hello <strong>you</strong> &amp; <em>me</em></p><ul><li>one</li></ul><a href="https://example.com/a?b=1&amp;c=2">link</a><img src="/files/x.png" alt="x">',
     );
