@@ -1,9 +1,10 @@
 import { useFrappeGetCall, type SearchResult } from 'frappe-react-sdk';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Button, ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
 import { Link as RouterLink } from 'react-router';
 import { formPath } from '../meta/slug';
 import { text } from '../text';
+import { useDebounced } from '../ui/useDebounced';
 
 interface Option extends SearchResult {
   id: string;
@@ -95,15 +96,6 @@ export function LinkInput({ id, fieldname, label, required, target, value, readO
       </Popover>
     </ComboBox>
   );
-}
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
 }
 
 export function RequiredMark() {

@@ -6,6 +6,7 @@ import { useReadableDoctypes } from '../meta/hooks';
 import { formPath, listPath } from '../meta/slug';
 import type { ReadableDoctype } from '../meta/types';
 import { text } from '../text';
+import { useDebounced } from '../ui/useDebounced';
 import './search-box.css';
 
 /** One row of frappe.utils.global_search.search. */
@@ -155,13 +156,4 @@ function SearchOption({ option }: { option: Option }) {
       <span className="listbox-description">{option.description}</span>
     </ListBoxItem>
   );
-}
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
 }
