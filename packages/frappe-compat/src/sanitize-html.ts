@@ -61,12 +61,14 @@ function escapeText(text: string): string {
     .replace(/>/g, '&gt;');
 }
 
+// eslint-disable-next-line no-control-regex
+const EDGE_CONTROLS_RE = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
+
 /** A URL the browser would follow safely: relative, or of an allowed scheme. */
 function safeUrl(tag: string, value: string): boolean {
   // What a URL parser ignores: leading and trailing C0 controls and spaces, tabs and newlines anywhere.
-  // eslint-disable-next-line no-control-regex
   const bare = value
-    .replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '')
+    .replace(EDGE_CONTROLS_RE, '')
     .replace(/[\t\n\r]/g, '')
     .toLowerCase();
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(bare)?.[1];
