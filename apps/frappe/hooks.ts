@@ -16,3 +16,14 @@ export const docEvents = {
 export const schedulerEvents = {
   all: ['frappe.email.queue.flush'],
 };
+
+/**
+ * Whose a document is, beyond its `owner`, for `if_owner` permission rows: a ToDo is also its
+ * assignee's and its assigner's (frappe/desk/doctype/todo/todo.py: has_permission and
+ * permission_query_conditions), so an assigned user sees, counts and closes the ToDo made for them.
+ * Declared here rather than coded: the document checks and every list's row conditions read it
+ * (Meta.ownerFields); each field must be a Link to User of the DocType (checked at load).
+ */
+export const ownerFields = {
+  ToDo: ['allocated_to', 'assigned_by'],
+};

@@ -3,7 +3,7 @@ import { getList } from '@quire/documents';
 import { DataError, PermissionError, ValidationError } from '@quire/errors';
 import { cint, decodeJsonArg } from '@quire/frappe-compat';
 import { fieldTypeSpec, type Meta } from '@quire/meta';
-import { permittedLevels } from '@quire/permissions';
+import { isOwnedBy, ownerColumns, permittedLevels } from '@quire/permissions';
 
 /**
  * frappe.desk.reportview.export_query as a CSV download, the way Frappe's `_export_query` writes it:
@@ -178,15 +178,18 @@ export async function exportQuery(ctx: MethodContext, meta: Meta, args: MethodAr
     filters = [['name', 'in', names]];
   }
   const pageLength = cint(args.page_length);
-  // `owner` rides along at the end when the export right is only for the caller's own documents.
-  const fields = [...columns.map((c) => c.fieldname), ...(ownOnly ? ['owner'] : [])];
+  // The ownership columns (owner, owner fields) ride along at the end when the export right is only for the caller's own documents.
+  const ownership = ownOnly ? ownerColumns(meta) : [];
+  const fields = [...columns.map((c) => c.fieldname), ...ownership];
   const rows = (await getList(
     ctx.doc,
     meta.name,
     { fields, filters, order_by: args.order_by, limit_page_length: pageLength > 0 ? pageLength : 0, as_dict: 0 },
     EXPORT_MAX_ROWS,
   )) as unknown[][];
-  if (ownOnly && rows.some((row) => row[columns.length] !== ctx.doc.principal.user)) {
+  const ownedByCaller = (row: unknown[]) =>
+    isOwnedBy(meta, Object.fromEntries(ownership.map((column, i) => [column, row[columns.length + i]])), ctx.doc.principal.user);
+  if (ownOnly && !rows.every(ownedByCaller)) {
     throw new PermissionError(`You are not allowed to export ${meta.name} doctype`, { title: 'Not Permitted' });
   }
   const header = csvLine(

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ControllerRegistry, isVirtualDocType, type DocController, type VirtualDocType } from '@quire/documents';
-import { parseDefinition, type DocTypeDefinition } from '@quire/meta';
+import { checkOwnerFields, parseDefinition, type DocTypeDefinition, type OwnerFields } from '@quire/meta';
 import { isDocMethod, whitelistedOf, type MethodFunction, type WhitelistedDocMethod, type WhitelistedMethod } from './whitelist';
 
 /**
@@ -11,7 +11,8 @@ import { isDocMethod, whitelistedOf, type MethodFunction, type WhitelistedDocMet
  * virtual DocType (`is_virtual`) the `virtual` source of its records; any `.ts` module may export
  * whitelisted functions, callable at `<app>.<module path>.<export>` (and any function may be
  * enqueued as a job); `modules.txt` lists the app's modules; `hooks.ts` may export `docEvents`
- * (Frappe's `doc_events`): controllers by DocType, `*` for every DocType, and `schedulerEvents`. A compiled app (the image's, `npm run build`'s `dist/`) has
+ * (Frappe's `doc_events`): controllers by DocType, `*` for every DocType, `schedulerEvents`, and
+ * `ownerFields` (Link-to-User fields that make a row its user's too for `if_owner` rights). A compiled app (the image's, `npm run build`'s `dist/`) has
  * `.js` modules instead: an app folder's modules are its `.ts` files when it has any, else its
  * `.js` files. `dist/` folders inside an app are build output, never part of it.
  */
@@ -39,6 +40,11 @@ export interface LoadedApps {
    * key (`all`, `hourly`, `daily_long`, …, or `cron` with its expression).
    */
   schedulerEvents: readonly SchedulerEvent[];
+  /**
+   * hooks.ts `ownerFields` of every app: by DocType, the Link-to-User fields whose user a row
+   * belongs to beside its owner, for `if_owner` rights (checked against the DocTypes at load).
+   */
+  ownerFields: OwnerFields;
   /** The dotted path of each standard DocType's controller module (`User` -> `frappe.core.doctype.user.user`), for /api/v2/method/<doctype>/<method>. */
   controllerModules: ReadonlyMap<string, string>;
 }
@@ -92,6 +98,7 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
   const docMethods = new Map<string, Map<string, WhitelistedDocMethod>>();
   const controllerModules = new Map<string, string>();
   const schedulerEvents: SchedulerEvent[] = [];
+  const declaredOwnerFields = new Map<string, string[]>();
   const virtuals = new Map<string, VirtualDocType>();
   const addDocMethods = (doctype: string, exported: unknown) => {
     if (typeof exported !== 'object' || exported === null) return;
@@ -141,6 +148,8 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
       if (file === path.join(app.root, `hooks${ext}`)) {
         controllers.push(...docEventsOf(mod.docEvents));
         schedulerEvents.push(...schedulerEventsOf(mod.schedulerEvents));
+        for (const [doctype, fields] of ownerFieldsOf(app.name, mod.ownerFields))
+          declaredOwnerFields.set(doctype, [...(declaredOwnerFields.get(doctype) ?? []), ...fields]);
       }
     }
   }
@@ -154,7 +163,33 @@ export async function loadApps(apps: AppSource[]): Promise<LoadedApps> {
     docMethods,
     controllerModules,
     schedulerEvents,
+    ownerFields: checkedOwnerFields(declaredOwnerFields, doctypes),
   };
+}
+
+/** `{ DocType: ['fieldname', …] }` as hooks.ts writes it; anything else is an app's mistake, refused at load. */
+function ownerFieldsOf(app: string, exported: unknown): Array<[string, string[]]> {
+  if (exported === undefined) return [];
+  const invalid = () => new Error(`${app} hooks: ownerFields must map DocType names to lists of fieldnames`);
+  if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) throw invalid();
+  return Object.entries(exported as Record<string, unknown>).map(([doctype, fields]) => {
+    if (!Array.isArray(fields) || !fields.every((f): f is string => typeof f === 'string')) throw invalid();
+    return [doctype, fields];
+  });
+}
+
+/** Declared owner fields, each a Link to User of a loaded DocType (they become SQL columns in row conditions). */
+function checkedOwnerFields(declared: ReadonlyMap<string, string[]>, doctypes: readonly DocTypeDefinition[]): OwnerFields {
+  const out = new Map<string, readonly string[]>();
+  for (const [doctype, fields] of declared) {
+    const def = doctypes.find((d) => d.name === doctype);
+    if (!def) throw new Error(`hooks ownerFields: no DocType ${doctype} in the loaded apps`);
+    if (def.istable) throw new Error(`hooks ownerFields: ${doctype} is a child table (its rows belong to their parent's owner)`);
+    const { valid, invalid } = checkOwnerFields(def, fields);
+    if (invalid.length > 0) throw new Error(`hooks ownerFields: ${invalid.join(', ')} of ${doctype} must be Link fields to User`);
+    out.set(doctype, valid);
+  }
+  return out;
 }
 
 /** `{ all: [methods], …, cron: { '<expression>': [methods] } }`, as Frappe's hooks.py writes it. */

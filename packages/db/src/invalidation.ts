@@ -80,8 +80,12 @@ export interface DocumentChange {
   doctype: string;
   name: string;
   modified: string;
-  /** Its owner: sockets that may read only their own documents hear only of theirs. */
-  owner: string;
+  /**
+   * The users it is (or was, before this change) an owner's document of, for `if_owner` rights:
+   * its owner and the users in its DocType's owner fields. Sockets that may read only their own
+   * documents hear only of those.
+   */
+  owners: readonly string[];
   /** Who changed it. */
   user: string;
   /** Whether lists of the DocType are told too (not for singles, child tables or read-only DocTypes). */

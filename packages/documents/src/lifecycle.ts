@@ -4,7 +4,7 @@ import type { Transaction } from '@quire/db';
 import { DocstatusTransitionError, doesNotExist, TimestampMismatchError, ValidationError } from '@quire/errors';
 import { cstr } from '@quire/frappe-compat';
 import { nowDatetime, type Meta } from '@quire/meta';
-import { checkPermission, hasPermission, permittedLevels } from '@quire/permissions';
+import { checkPermission, hasPermission, ownerColumns, permittedLevels } from '@quire/permissions';
 import type { DocContext, DocData, WriteFlags } from './context';
 import type { HookName } from './controllers';
 import { setNewName, validateName } from './naming';
@@ -426,16 +426,28 @@ async function saveVersion({ ctx, meta, doc, previous, flags }: Write): Promise<
 }
 
 /** Frappe's notify_update: sockets subscribed to the document or its DocType hear of it once the write commits. */
-function notifyChanged({ ctx, tx, meta, doc, flags }: Write): void {
+function notifyChanged({ ctx, tx, meta, doc, previous, flags }: Write): void {
   if (flags.installing || meta.istable) return;
   ctx.changes.documentChanged(tx, ctx.tenant, {
     doctype: meta.name,
     name: String(doc.name),
     modified: String(doc.modified),
-    owner: cstr(doc.owner),
+    owners: ownersOf(meta, doc, previous),
     user: ctx.principal.user,
     list: !meta.issingle && meta.definition.read_only !== 1,
   });
+}
+
+/** Whose document it is for `if_owner` rights, now or before this change (a reassigned ToDo leaves the old assignee's list). */
+function ownersOf(meta: Meta, doc: DocData, previous: DocData | undefined): string[] {
+  const owners = new Set<string>();
+  for (const row of previous ? [doc, previous] : [doc]) {
+    for (const column of ownerColumns(meta)) {
+      const user = cstr(row[column]);
+      if (user !== '') owners.add(user);
+    }
+  }
+  return [...owners];
 }
 
 async function validate(w: Write): Promise<void> {

@@ -6,3 +6,4 @@ export * from './meta';
 export * from './normalize';
 export * from './ddl';
 export * from './registry';
+export * from './owner-fields';

@@ -2,6 +2,7 @@ import { DoesNotExistError } from '@quire/errors';
 import { ident, qualified } from '@quire/db';
 import type { DocField, DocPerm, DocTypeDefinition } from './definition';
 import { fieldTypeSpec, type ValueKind } from './fieldtypes';
+import { checkOwnerFields } from './owner-fields';
 
 /** Columns every table has (frappe.model.default_fields minus `doctype`). */
 export const STANDARD_FIELDS = ['name', 'owner', 'creation', 'modified', 'modified_by', 'docstatus', 'idx'] as const;
@@ -68,6 +69,11 @@ export class Meta {
   readonly namingArgument: string;
   readonly sortField: string;
   readonly sortOrder: 'ASC' | 'DESC';
+  /**
+   * Link-to-User fields whose user a row also belongs to for `if_owner` rights, beside `owner`
+   * (an app's hooks `ownerFields`, see owner-fields.ts); only those this definition really has.
+   */
+  readonly ownerFields: readonly string[];
   /** Every column of the table in table order (standard first). */
   readonly columns: readonly ColumnInfo[];
   private readonly columnMap: ReadonlyMap<string, ColumnInfo>;
@@ -76,6 +82,7 @@ export class Meta {
   constructor(
     readonly definition: DocTypeDefinition,
     schema: string,
+    ownerFields: readonly string[] = [],
   ) {
     const d = derived(definition);
     this.name = definition.name;
@@ -96,6 +103,9 @@ export class Meta {
     this.namingArgument = d.namingArgument;
     this.sortField = definition.sort_field ?? 'creation';
     this.sortOrder = definition.sort_order ?? 'DESC';
+    // The apps' declaration was checked against their definitions at load; a tenant's stored one
+    // that lacks a field (not migrated yet) simply does not widen ownership through it.
+    this.ownerFields = ownerFields.length === 0 ? [] : checkOwnerFields(definition, ownerFields).valid;
     this.columns = d.columns;
     this.columnMap = d.columnMap;
   }

@@ -3,6 +3,7 @@ import { qualified, type Queryable, type TenantDatabases } from '@quire/db';
 import { LRUCache } from 'lru-cache';
 import type { DocTypeDefinition } from './definition';
 import { Meta, TenantMeta } from './meta';
+import { NO_OWNER_FIELDS, type OwnerFields } from './owner-fields';
 import { parseDefinition } from './normalize';
 
 export interface TenantRef {
@@ -86,10 +87,10 @@ function intern(def: DocTypeDefinition): DocTypeDefinition {
   return interned.set(digest(def), def);
 }
 
-export function buildTenantMeta(schema: string, definitions: Iterable<DocTypeDefinition>): TenantMeta {
+export function buildTenantMeta(schema: string, definitions: Iterable<DocTypeDefinition>, ownerFields: OwnerFields = NO_OWNER_FIELDS): TenantMeta {
   return new TenantMeta(
     schema,
-    [...definitions].map((d) => new Meta(d, schema)),
+    [...definitions].map((d) => new Meta(d, schema, ownerFields.get(d.name))),
   );
 }
 
@@ -123,6 +124,8 @@ export class MetaRegistry {
   constructor(
     private readonly dbs: TenantDatabases,
     options: MetaCacheOptions = {},
+    /** The loaded apps' owner fields, given to every tenant's Meta. */
+    private readonly ownerFields: OwnerFields = NO_OWNER_FIELDS,
   ) {
     const idleMs = options.idleMs ?? 30 * 60_000;
     this.entries = new LRUCache<string, Entry>({ max: options.maxTenants ?? 10_000, ...(idleMs > 0 ? { ttl: idleMs, updateAgeOnGet: true } : {}) });
@@ -157,7 +160,7 @@ export class MetaRegistry {
     const fresh: Entry = { generation };
     fresh.loading = loadDefinitions(this.dbs.of(tenant), tenant.schema).then(
       (defs) => {
-        const meta = buildTenantMeta(tenant.schema, defs);
+        const meta = buildTenantMeta(tenant.schema, defs, this.ownerFields);
         // peek: whether it is still ours (not invalidated or evicted meanwhile) is no use of it
         if (this.entries.peek(tenant.name) === fresh) {
           fresh.value = meta;

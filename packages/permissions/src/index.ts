@@ -4,7 +4,8 @@ import { RIGHTS, type Meta, type Right } from '@quire/meta';
 
 /**
  * Roles and DocPerm evaluation (frappe/permissions.py): OR over the caller's roles' DocPerm rows
- * at permlevel 0; rights granted only through `if_owner` rows apply to the caller's own documents.
+ * at permlevel 0; rights granted only through `if_owner` rows apply to the caller's own documents:
+ * those whose `owner`, or one of the DocType's owner fields (Meta.ownerFields), is the caller.
  */
 
 export const ADMINISTRATOR = 'Administrator';
@@ -168,14 +169,28 @@ function computeRoleGrants(meta: Meta, principal: Principal): Grants {
   return grants;
 }
 
-export interface OwnedDoc {
-  owner?: unknown;
+/** A document, or as much of it as ownership needs: `owner` and the DocType's owner fields. */
+// A type, not an interface: its object literal type reads as a record of fields (isOwnedBy).
+export type OwnedDoc = { owner?: unknown };
+
+/** The columns that say whose a row is for `if_owner` rights: `owner`, then the DocType's owner fields. */
+export function ownerColumns(meta: Meta): readonly string[] {
+  return meta.ownerFields.length === 0 ? OWNER_ONLY : ['owner', ...meta.ownerFields];
+}
+
+const OWNER_ONLY: readonly string[] = ['owner'];
+
+/** Whether `doc` is `user`'s for `if_owner` rights: its owner, or the user in one of its owner fields. */
+export function isOwnedBy(meta: Meta, doc: OwnedDoc, user: string): boolean {
+  if (doc.owner === user) return true;
+  const values: Readonly<Record<string, unknown>> = doc;
+  return meta.ownerFields.some((f) => values[f] === user);
 }
 
 export function hasPermission(meta: Meta, principal: Principal, right: Right, doc?: OwnedDoc): boolean {
   const grant = grantsOf(meta, principal)[right];
   if (grant === 'all') return true;
-  if (grant === 'owner') return doc === undefined || doc.owner === principal.user;
+  if (grant === 'owner') return doc === undefined || isOwnedBy(meta, doc, principal.user);
   return false;
 }
 

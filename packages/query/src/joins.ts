@@ -1,5 +1,6 @@
 import type { DocField, Meta } from '@quire/meta';
 import type { TableScope } from './columns';
+import { ownedBy } from './permission';
 import { id, Sql, sql } from './sql';
 
 /**
@@ -32,7 +33,7 @@ export class Joins {
     return scope;
   }
 
-  /** `LEFT JOIN <target> lN ON lN.name = m.<link>`; with `owner` only the caller's documents join. */
+  /** `LEFT JOIN <target> lN ON lN.name = m.<link>`; with `owner` only that user's documents (if_owner) join. */
   linked(field: DocField, target: Meta, hidden: ReadonlySet<string>, owner: string | undefined): TableScope {
     const existing = this.byField.get(field.fieldname);
     if (existing) return existing.scope;
@@ -40,7 +41,7 @@ export class Joins {
     const scope: TableScope = { alias, meta: target, hidden };
     const a = Sql.raw(alias);
     const targetName = target.column('name')?.kind === 'int' ? sql`${a}.${id('name')}::text` : sql`${a}.${id('name')}`;
-    const ownerClause = owner === undefined ? Sql.raw('') : sql` AND ${a}.${id('owner')} = ${Sql.param(owner)}`;
+    const ownerClause = owner === undefined ? Sql.raw('') : sql` AND ${ownedBy(alias, target, owner)}`;
     const clause = sql` LEFT JOIN ${Sql.raw(target.table)} ${a} ON ${targetName} = ${Sql.raw(this.main.alias)}.${id(field.fieldname)}${ownerClause}`;
     this.byField.set(field.fieldname, { scope, via: field, clause });
     return scope;

@@ -45,7 +45,16 @@ export interface InstallServices {
 
 function installContext(db: Executor, tenant: TenantRef, apps: LoadedApps, definitions: DocTypeDefinition[], services: InstallServices): DocContext {
   const { changes, files, secrets } = services;
-  return { db, tenant, meta: buildTenantMeta(tenant.schema, definitions), principal: ADMIN_PRINCIPAL, controllers: apps.controllers, changes, files, secrets };
+  return {
+    db,
+    tenant,
+    meta: buildTenantMeta(tenant.schema, definitions, apps.ownerFields),
+    principal: ADMIN_PRINCIPAL,
+    controllers: apps.controllers,
+    changes,
+    files,
+    secrets,
+  };
 }
 
 export interface InstallOptions {

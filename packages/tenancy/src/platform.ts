@@ -140,7 +140,7 @@ export class Platform {
       clustersSeen: (names) => this.clusters.ensureKnown(names),
     });
     this.clusters.locate((name) => this.tenants.get(name)?.cluster);
-    this.metas = new MetaRegistry(this.clusters, options.metaCache);
+    this.metas = new MetaRegistry(this.clusters, options.metaCache, options.apps.ownerFields);
     this.apiKeys = new ApiKeyAuthenticator(this.clusters, options.apiKeyTtlMs === undefined ? {} : { ttlMs: options.apiKeyTtlMs });
     this.sessions = new SessionAuthenticator(this.clusters, { expirySeconds: this.sessionExpirySeconds });
     this.oauth = new OAuthRuntime(this.clusters, options.oauth);

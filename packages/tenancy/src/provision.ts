@@ -182,7 +182,7 @@ async function installSchema(
     if (plan) platform.templatesOn(cluster).reset();
     await installTenant(tx, tenant, apps, platform, personal);
   }
-  return generateKeys(tx, { tenant, meta: buildTenantMeta(tenant.schema, apps.doctypes), changes }, ADMINISTRATOR, ADMINISTRATOR, preset);
+  return generateKeys(tx, { tenant, meta: buildTenantMeta(tenant.schema, apps.doctypes, apps.ownerFields), changes }, ADMINISTRATOR, ADMINISTRATOR, preset);
 }
 
 /**

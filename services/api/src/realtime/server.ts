@@ -245,7 +245,7 @@ export async function attachRealtime(httpServer: http.Server, platform: Platform
       if (change.list) {
         send({
           tenant,
-          rooms: [rooms.doctype(change.doctype), rooms.doctypeOwned(change.doctype, change.owner)],
+          rooms: [rooms.doctype(change.doctype), ...change.owners.map((owner) => rooms.doctypeOwned(change.doctype, owner))],
           event: 'list_update',
           payload: { doctype: change.doctype, name: change.name, user: change.user },
         });

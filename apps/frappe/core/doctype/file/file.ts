@@ -1,5 +1,5 @@
 import type { MethodArgs, MethodContext } from '@quire/apps';
-import type { Queryable, Transaction } from '@quire/db';
+import { ident, type Queryable, type Transaction } from '@quire/db';
 import {
   docExists,
   getDoc,
@@ -31,7 +31,7 @@ import {
   sanitizeFileName,
   suffixFileName,
 } from '@quire/files';
-import { ADMINISTRATOR, checkPermission, GUEST, permittedLevels } from '@quire/permissions';
+import { ADMINISTRATOR, checkPermission, GUEST, ownerColumns, permittedLevels } from '@quire/permissions';
 
 /**
  * File (frappe/core/doctype/file/file.py): one uploaded file, a link to one, or a folder. Bytes
@@ -84,10 +84,16 @@ export async function checkAttachTarget(ctx: DocContext, doctype: string, name: 
     return;
   }
   const stored = storedName(meta, name);
+  // Whose document it is (owner and owner fields) is all the write check needs of it.
+  const columns = ownerColumns(meta)
+    .map((c) => ident(c))
+    .join(', ');
   const row =
-    stored === undefined ? undefined : (await ctx.db.query<{ owner: string }>(`SELECT "owner" FROM ${meta.table} WHERE "name" = $1`, [stored])).rows[0];
+    stored === undefined
+      ? undefined
+      : (await ctx.db.query<Record<string, unknown>>(`SELECT ${columns} FROM ${meta.table} WHERE "name" = $1`, [stored])).rows[0];
   if (!row) throw doesNotExist(doctype, name);
-  checkPermission(meta, ctx.principal, 'write', { owner: row.owner, name });
+  checkPermission(meta, ctx.principal, 'write', { ...row, name });
 }
 
 /** The attachment fields of a File: consistent, and (for new or changed targets) writable by the caller. */
