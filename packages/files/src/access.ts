@@ -10,8 +10,8 @@ import { GUEST, hasPermission, isAdministrator, scopeAllows } from '@quire/permi
  * de-duplicated by content): any row the caller may read is enough. Guest never gets a private file.
  */
 
-/** The columns of a File row that downloads and attachment checks look at. */
-export interface StoredFile {
+/** The columns of a File row that downloads and attachment checks look at (a type: a row is a record, as permission checks read it). */
+export type StoredFile = {
   name: string;
   owner: string;
   file_name: string | null;
@@ -21,7 +21,7 @@ export interface StoredFile {
   content_hash: string | null;
   attached_to_doctype: string | null;
   attached_to_name: string | null;
-}
+};
 
 /** Every File row (not folders) at a URL, oldest first. */
 export async function filesAt(ctx: DocContext, url: string): Promise<StoredFile[]> {

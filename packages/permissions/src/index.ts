@@ -170,8 +170,7 @@ function computeRoleGrants(meta: Meta, principal: Principal): Grants {
 }
 
 /** A document, or as much of it as ownership needs: `owner` and the DocType's owner fields. */
-// A type, not an interface: its object literal type reads as a record of fields (isOwnedBy).
-export type OwnedDoc = { owner?: unknown };
+export type OwnedDoc = Readonly<Record<string, unknown>>;
 
 /** The columns that say whose a row is for `if_owner` rights: `owner`, then the DocType's owner fields. */
 export function ownerColumns(meta: Meta): readonly string[] {
@@ -182,9 +181,7 @@ const OWNER_ONLY: readonly string[] = ['owner'];
 
 /** Whether `doc` is `user`'s for `if_owner` rights: its owner, or the user in one of its owner fields. */
 export function isOwnedBy(meta: Meta, doc: OwnedDoc, user: string): boolean {
-  if (doc.owner === user) return true;
-  const values: Readonly<Record<string, unknown>> = doc;
-  return meta.ownerFields.some((f) => values[f] === user);
+  return doc.owner === user || meta.ownerFields.some((f) => doc[f] === user);
 }
 
 export function hasPermission(meta: Meta, principal: Principal, right: Right, doc?: OwnedDoc): boolean {
