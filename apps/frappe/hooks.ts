@@ -23,6 +23,7 @@ export const schedulerEvents = {
  * permission_query_conditions), so an assigned user sees, counts and closes the ToDo made for them.
  * Declared here rather than coded: the document checks and every list's row conditions read it
  * (Meta.ownerFields); each field must be a Link to User of the DocType (checked at load).
+ * ToDo.allocated_to has search_index: "my ToDos" (allocated_to = me) is the desk's hot lookup.
  */
 export const ownerFields = {
   ToDo: ['allocated_to', 'assigned_by'],
