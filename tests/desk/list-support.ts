@@ -39,8 +39,8 @@ export function selectionBar(page: Page) {
 }
 
 /** Another System Manager, with API keys of their own: `Authorization` for calls made as them. */
-export async function otherUser(t: TestTenant, email: string): Promise<string> {
-  await createUser(t, email);
+export async function otherUser(t: TestTenant, email: string, roles?: string[]): Promise<string> {
+  await createUser(t, email, roles);
   const keys = await t.call('POST', '/api/method/frappe.core.doctype.user.user.generate_keys', { json: { user: email } });
   expect(keys.status, keys.text).toBe(200);
   const key = (await t.call('GET', `/api/resource/User/${email}`)).body.data.api_key as string;

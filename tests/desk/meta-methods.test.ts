@@ -48,7 +48,7 @@ describe('the desk’s metadata methods', () => {
     await ledger(t);
     const res = await t.call('GET', '/api/method/frappe.desk.desktop.get_readable_doctypes', { auth });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.message).toContainEqual({ name: 'Ledger', module: 'Custom', issingle: 0, is_submittable: 1, can_create: 1 });
+    expect(res.body.message).toContainEqual({ name: 'Ledger', module: 'Custom', issingle: 0, is_submittable: 1, can_create: 1, show_title_field_in_link: 0 });
     const readable = (res.body.message as Array<{ name: string }>).map((d) => d.name);
     for (const hidden of ['User', 'DocType', 'Webhook', 'Ledger Line']) expect(readable).not.toContain(hidden);
 

@@ -12,6 +12,8 @@ export interface ReadableDoctype {
   issingle: 0 | 1;
   is_submittable: 0 | 1;
   can_create: 0 | 1;
+  /** Links to it show the linked document's title (Frappe's boot `doctypes_with_show_link_field_title`). */
+  show_title_field_in_link: 0 | 1;
 }
 
 export const get_readable_doctypes = whitelist(
@@ -26,6 +28,7 @@ export const get_readable_doctypes = whitelist(
         issingle: meta.issingle ? 1 : 0,
         is_submittable: meta.isSubmittable ? 1 : 0,
         can_create: grantsOf(meta, principal).create === false ? 0 : 1,
+        show_title_field_in_link: meta.definition.show_title_field_in_link && meta.titleField ? 1 : 0,
       });
     }
     return out.sort((a, b) => a.module.localeCompare(b.module) || a.name.localeCompare(b.name));

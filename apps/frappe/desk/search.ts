@@ -3,7 +3,8 @@ import { cstr, decodeJsonArg, pyBool } from '@quire/frappe-compat';
 import { DataError, FrappeTypeError, ValidationError } from '@quire/errors';
 import { ident } from '@quire/db';
 import type { Meta } from '@quire/meta';
-import { permittedLevels } from '@quire/permissions';
+import { getList } from '@quire/documents';
+import { permittedLevels, readScope } from '@quire/permissions';
 import { listStatement } from '@quire/query';
 
 /**
@@ -282,6 +283,33 @@ export const search_widget = whitelist(
     );
     if (!pyBool(args.as_dict)) return rows;
     return rows.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
+  },
+  { allowScopedTokens: true },
+);
+
+/**
+ * get_link_title(doctype, docname): what a Link to `doctype` shows instead of the name when the
+ * DocType sets `show_title_field_in_link` (Frappe's desk asks it for each Link value it draws).
+ * Nothing otherwise, and nothing when the caller may not read that document or its title field:
+ * stricter than Frappe, which reads the title whatever the caller's rights.
+ */
+export const get_link_title = whitelist(
+  async (args, ctx) => {
+    const meta = ctx.doc.meta.require(doctypeArg(args.doctype));
+    const titleField = meta.titleField;
+    const docname = args.docname;
+    if (!meta.definition.show_title_field_in_link || !titleField || meta.issingle || meta.isVirtual) return undefined;
+    if (typeof docname !== 'string' && typeof docname !== 'number') throw new ValidationError('docname is required', { title: 'Missing Argument' });
+    const principal = ctx.doc.principal;
+    if (readScope(meta, principal) === false || permittedLevels(meta, principal).hidden.has(titleField)) return undefined;
+    const rows = (await getList(
+      ctx.doc,
+      meta.name,
+      { fields: [titleField], filters: [['name', '=', docname]], limit_page_length: 1, as_dict: true },
+      1,
+    )) as Array<Record<string, unknown>>;
+    const title = rows[0]?.[titleField];
+    return title === undefined || title === null || title === '' ? undefined : title;
   },
   { allowScopedTokens: true },
 );

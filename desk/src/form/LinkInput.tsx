@@ -2,6 +2,7 @@ import { useFrappeGetCall, type SearchResult } from 'frappe-react-sdk';
 import { useState } from 'react';
 import { Button, ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
 import { Link as RouterLink } from 'react-router';
+import { useLinkTitle } from '../meta/hooks';
 import { formPath } from '../meta/slug';
 import { text } from '../text';
 import { useDebounced } from '../ui/useDebounced';
@@ -43,6 +44,7 @@ export function LinkInput({ id, fieldname, label, required, target, value, readO
     { keepPreviousData: true },
   );
   const results = active ? (search.data?.message ?? []) : [];
+  const title = useLinkTitle(target, focused ? undefined : value);
 
   return (
     <ComboBox
@@ -74,7 +76,7 @@ export function LinkInput({ id, fieldname, label, required, target, value, readO
       </div>
       {value !== '' && target && !compact && (
         <RouterLink className="link-open" to={formPath(target, value)}>
-          {text.form.openLink(target, value)}
+          {text.form.openLink(target, title ?? value)}
         </RouterLink>
       )}
       <Popover className="popover" placement="bottom start">

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { Link } from 'react-router';
 import { labelOf } from '../meta/fieldtypes';
+import { useLinkTitle } from '../meta/hooks';
 import { formPath } from '../meta/slug';
 import type { DocField, DocTypeMeta } from '../meta/types';
 import { text } from '../text';
@@ -107,7 +108,13 @@ export function ListTable(props: Props) {
                 </th>
                 {columns.map((c) => (
                   <td key={c.fieldname} data-fieldname={c.fieldname}>
-                    {c.bold === 1 ? <strong>{plainCell(c, row[c.fieldname])}</strong> : plainCell(c, row[c.fieldname])}
+                    {c.bold === 1 ? (
+                      <strong>
+                        <Cell field={c} value={row[c.fieldname]} />
+                      </strong>
+                    ) : (
+                      <Cell field={c} value={row[c.fieldname]} />
+                    )}
                   </td>
                 ))}
                 {submittable && (
@@ -122,6 +129,12 @@ export function ListTable(props: Props) {
       </table>
     </div>
   );
+}
+
+/** A cell's text; a Link to a DocType that shows titles in links shows the linked document's title. */
+function Cell({ field, value }: { field: DocField; value: unknown }) {
+  const title = useLinkTitle(field.fieldtype === 'Link' ? (field.options ?? undefined) : undefined, value);
+  return <>{title ?? plainCell(field, value)}</>;
 }
 
 function plainCell(field: DocField, value: unknown): string {

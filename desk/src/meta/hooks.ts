@@ -34,3 +34,21 @@ export function useMeta(doctype: string | undefined) {
     isLoading: res.isLoading,
   };
 }
+
+/**
+ * The title a Link value shows instead of its name, when its DocType sets `show_title_field_in_link`
+ * (frappe.desk.search.get_link_title, asked once per value and only for such DocTypes).
+ */
+export function useLinkTitle(doctype: string | undefined, name: unknown): string | undefined {
+  const { doctypes } = useReadableDoctypes();
+  const wanted =
+    doctype !== undefined && typeof name === 'string' && name !== '' && doctypes?.some((d) => d.name === doctype && d.show_title_field_in_link === 1);
+  const res = useFrappeGetCall<{ message?: unknown }>(
+    'frappe.desk.search.get_link_title',
+    wanted ? { doctype, docname: name } : undefined,
+    wanted ? `link-title:${doctype}:${name}` : null,
+    ONCE,
+  );
+  const title = res.data?.message;
+  return typeof title === 'string' || typeof title === 'number' ? String(title) : undefined;
+}

@@ -48,6 +48,8 @@ export interface ReadableDoctype {
   issingle: Flag;
   is_submittable: Flag;
   can_create: Flag;
+  /** Links to it show the linked document's title instead of its name. */
+  show_title_field_in_link: Flag;
 }
 
 /** A document as the API sends it: its fields, child rows under Table fields. */
