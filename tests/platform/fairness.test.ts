@@ -35,15 +35,16 @@ describe('fair admission per tenant', () => {
     const queued = [pause(0), pause(0)].map((p, i) => p.then((r) => (finished.push(`queued${i}`), r)));
     await sleep(100);
 
-    const refused = await timed(a.call('GET', '/api/method/ping'));
-    expect(refused.value.status).toBe(429);
-    expect(refused.value.body).toMatchObject({ exc_type: 'TooManyRequestsError' });
-    expect(refused.value.headers.get('retry-after')).toBe('1');
-    expect(refused.ms).toBeLessThan(200);
+    const refused = await a.call('GET', '/api/method/ping');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ exc_type: 'TooManyRequestsError' });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    // At once: while the slow request still holds the tenant's share (an order, not a time: CI is loaded).
+    expect(finished).toEqual([]);
 
-    const other = await timed(b.call('GET', '/api/method/ping'));
-    expect(other.value.body).toEqual({ message: 'pong' });
-    expect(other.ms).toBeLessThan(200);
+    const other = await b.call('GET', '/api/method/ping');
+    expect(other.body).toEqual({ message: 'pong' });
+    expect(finished).toEqual([]); // served while tenant A's share is taken
 
     expect((await slow).status).toBe(200);
     expect((await Promise.all(queued)).map((r) => r.status)).toEqual([200, 200]);
