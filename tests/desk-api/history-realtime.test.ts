@@ -1,6 +1,7 @@
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { connectTenantSocket } from '../support/sockets';
 
 /**
  * A form open on a document hears `docinfo_update` (Frappe's Comment.notify_change) when a comment
@@ -20,12 +21,8 @@ afterAll(async () => {
 });
 
 async function connect(t: TestTenant): Promise<Socket> {
-  const socket = io(`${server.url}/${t.name}`, { extraHeaders: { Authorization: t.auth, 'X-Frappe-Site-Name': t.name }, reconnection: false, forceNew: true });
+  const socket = await connectTenantSocket(server.url, t.name, t.auth);
   sockets.push(socket);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
   return socket;
 }
 

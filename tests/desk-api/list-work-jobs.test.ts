@@ -1,8 +1,9 @@
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverMessages } from '../record-api/helpers';
 import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { connectTenantSocket } from '../support/sockets';
 import { until } from '../support/until';
 import { callMethod, listWorkTenant, make, names, type ListWorkTenant } from './list-work-support';
 
@@ -33,12 +34,8 @@ afterAll(async () => {
 
 /** A socket of the tenant's Administrator, recording what it hears of `events`. */
 async function listen(t: TestTenant, events: string[]): Promise<Record<string, unknown[]>> {
-  const socket = io(`${server.url}/${t.name}`, { extraHeaders: { Authorization: t.auth, 'X-Frappe-Site-Name': t.name }, reconnection: false, forceNew: true });
+  const socket = await connectTenantSocket(server.url, t.name, t.auth);
   sockets.push(socket);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
   const heard: Record<string, unknown[]> = {};
   for (const event of events) {
     const list: unknown[] = (heard[event] = []);

@@ -1,7 +1,8 @@
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocType, createUser, expectError, expectOk, type TestUser } from '../platform/helpers';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { connectTenantSocket } from '../support/sockets';
 
 /**
  * A ToDo is its assignee's and its assigner's as well as its owner's (Frappe's ToDo has_permission
@@ -215,16 +216,8 @@ describe('the assigner', () => {
 
 /** A socket of `user` on the tenant's namespace, subscribed to ToDo lists, and the list_update events it hears. */
 async function listListener(t: TestTenant, user: TestUser): Promise<Array<{ doctype: string; name: string }>> {
-  const socket = io(`${server.url}/${t.name}`, {
-    extraHeaders: { Authorization: user.auth, 'X-Frappe-Site-Name': t.name },
-    reconnection: false,
-    forceNew: true,
-  });
+  const socket = await connectTenantSocket(server.url, t.name, user.auth);
   sockets.push(socket);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
   const heard: Array<{ doctype: string; name: string }> = [];
   socket.on('list_update', (payload: { doctype: string; name: string }) => heard.push(payload));
   expect(await socket.timeout(5000).emitWithAck('doctype_subscribe', 'ToDo')).toBe(true);

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process';
 import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { connectTenantSocket } from '../support/sockets';
 import { updateTenantConfig } from '@quire/tenancy';
 import { createUser } from '../platform/helpers';
 
@@ -39,16 +40,8 @@ async function tenant(): Promise<TestTenant> {
 
 /** A connected socket on `server`'s `/<tenant>` namespace, authenticated by `auth`. */
 async function connect(server: TestServer, t: { name: string }, auth: string, extra: Record<string, string> = {}): Promise<Socket> {
-  const socket = io(`${server.url}/${t.name}`, {
-    extraHeaders: { Authorization: auth, 'X-Frappe-Site-Name': t.name, ...extra },
-    reconnection: false,
-    forceNew: true,
-  });
+  const socket = await connectTenantSocket(server.url, t.name, auth, extra);
   sockets.push(socket);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
   return socket;
 }
 
