@@ -13,7 +13,7 @@ import { listStatement } from '@quire/query';
  */
 
 /** Fieldtypes whose values `txt` is matched against (frappe/desk/search.py::search_widget). */
-const SEARCHABLE = new Set(['Data', 'Text', 'Small Text', 'Long Text', 'Link', 'Select', 'Read Only', 'Text Editor']);
+export const SEARCHABLE = new Set(['Data', 'Text', 'Small Text', 'Long Text', 'Link', 'Select', 'Read Only', 'Text Editor']);
 const FIELDNAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 interface LinkResult {

@@ -6,6 +6,8 @@ import { cstr } from '@quire/frappe-compat';
 import type { Meta } from '@quire/meta';
 import { grantsOf, permittedLevels } from '@quire/permissions';
 import { listStatement } from '@quire/query';
+// The fallback matches the fieldtypes search_link matches.
+import { SEARCHABLE } from '../desk/search';
 import { formatValue, GLOBAL_SEARCH_TABLE, globalSearchFields, optsInToGlobalSearch } from './global_search_index';
 
 /**
@@ -40,8 +42,6 @@ const RANKED = 2000;
 const CANDIDATES = 400;
 const FALLBACK_DOCTYPES = 20;
 const PER_DOCTYPE = 20;
-/** Fieldtypes matched with LIKE in the fallback (those search_link matches). */
-const SEARCHABLE = new Set(['Data', 'Text', 'Small Text', 'Long Text', 'Link', 'Select', 'Read Only', 'Text Editor']);
 const METHOD = 'frappe.utils.global_search.search';
 
 export interface GlobalSearchResult {
