@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestTenant } from '../support/server';
+import { createDoctype } from './list-support';
 import { screenshots, seriousViolations, signedIn, startDesk, stopDesk, type DeskFixture } from './support';
 
 /** Delete on a form: asked in the page, refused in Frappe's words, offered only with the right. */
@@ -12,13 +12,6 @@ beforeAll(async () => {
   f = await startDesk();
 });
 afterAll(() => stopDesk(f));
-
-const ALL_RIGHTS = { role: 'System Manager', read: 1, write: 1, create: 1, delete: 1, submit: 1, cancel: 1, amend: 1 };
-
-async function createDoctype(t: TestTenant, def: Record<string, unknown>): Promise<void> {
-  const res = await t.call('POST', '/api/resource/DocType', { json: { module: 'Custom', permissions: [ALL_RIGHTS], ...def } });
-  expect(res.status, res.text).toBe(200);
-}
 
 describe('delete on a form', () => {
   it('asks in a dialog naming the document; Cancel keeps it, Delete removes it and the list says so', async () => {
