@@ -18,9 +18,10 @@ export interface PickedJob {
  * The tenants with waiting jobs are found by a loose index scan (one probe per tenant, not one
  * row per job), so a picking costs O(tenants waiting × limit), whatever their backlog. Picked
  * jobs are marked `dispatched_at` in the same statement; two pickers racing on one job: the
- * update's re-check after its row lock gives it to one of them.
+ * update's re-check after its row lock gives it to one of them. The `paused` tenants' jobs (suspended
+ * or read-only) are passed over: they wait, and are picked once their tenant is active again.
  */
-export async function pickFairly(q: Queryable, queue: JobQueueName, limit: number): Promise<PickedJob[]> {
+export async function pickFairly(q: Queryable, queue: JobQueueName, limit: number, paused: readonly string[] = []): Promise<PickedJob[]> {
   if (limit <= 0) return [];
   const { rows } = await q.query<{ id: string; tenant: string; at_front: boolean }>(
     `WITH RECURSIVE tenants AS (
@@ -48,7 +49,7 @@ export async function pickFairly(q: Queryable, queue: JobQueueName, limit: numbe
             ORDER BY w."at_front" DESC, w."id"
             LIMIT $2
          ) c
-        WHERE t."tenant" IS NOT NULL
+        WHERE t."tenant" IS NOT NULL AND t."tenant" <> ALL($3::text[])
         ORDER BY "rank", c."id"
         LIMIT $2
      )
@@ -56,7 +57,7 @@ export async function pickFairly(q: Queryable, queue: JobQueueName, limit: numbe
        FROM ranked
       WHERE j."id" = ranked."id" AND j."status" = 'queued' AND j."dispatched_at" IS NULL
      RETURNING j."id", j."tenant", j."at_front"`,
-    [queue, limit],
+    [queue, limit, paused],
   );
   return rows.map((r) => ({ id: r.id, tenant: r.tenant, atFront: r.at_front }));
 }

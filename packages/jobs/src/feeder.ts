@@ -22,6 +22,8 @@ export interface FeederOptions {
   sweepIntervalMs: number;
   /** A job handed out but not started for this long is taken to be lost and waits again. */
   lostAfterSeconds: number;
+  /** Tenants whose jobs and scheduled events wait (suspended or read-only); none when not given. */
+  pausedTenants?: () => readonly string[];
   onError?: (e: unknown, cluster?: string) => void;
 }
 
@@ -79,7 +81,7 @@ export class Feeder {
     if (tidy) this.tidiedAt = performance.now();
     for (const lane of await this.safeLanes()) {
       await releaseLost(lane.db, this.options.lostAfterSeconds).catch((e: unknown) => this.options.onError?.(e, lane.cluster));
-      await tickSchedules(lane.db).catch((e: unknown) => this.options.onError?.(e, lane.cluster));
+      await tickSchedules(lane.db, new Date(), this.paused()).catch((e: unknown) => this.options.onError?.(e, lane.cluster));
       if (tidy) await deleteEnded(lane.db).catch((e: unknown) => this.options.onError?.(e, lane.cluster));
     }
     this.wake();
@@ -113,12 +115,16 @@ export class Feeder {
 
   private async pick(lane: JobLane, queue: JobQueueName, room: number): Promise<FedJob[]> {
     try {
-      const picked = await pickFairly(lane.db, queue, room);
+      const picked = await pickFairly(lane.db, queue, room, this.paused());
       return picked.map((j) => ({ ...j, cluster: lane.cluster, queue }));
     } catch (e) {
       this.options.onError?.(e, lane.cluster);
       return [];
     }
+  }
+
+  private paused(): readonly string[] {
+    return this.options.pausedTenants?.() ?? [];
   }
 
   private async safeLanes(): Promise<readonly JobLane[]> {

@@ -7,6 +7,8 @@ export interface InProcessRunnerOptions {
   /** Jobs run at once in this process, per queue. */
   concurrency: number;
   sweepIntervalMs: number;
+  /** Tenants whose jobs and scheduled events wait (suspended or read-only). */
+  pausedTenants?: () => readonly string[];
   onError?: (e: unknown, cluster?: string) => void;
 }
 
@@ -36,6 +38,7 @@ export class InProcessJobRunner {
       },
       sweepIntervalMs: options.sweepIntervalMs,
       lostAfterSeconds: LOST_AFTER_SECONDS,
+      ...(options.pausedTenants ? { pausedTenants: options.pausedTenants } : {}),
       onError: options.onError,
     });
   }

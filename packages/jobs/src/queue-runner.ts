@@ -18,6 +18,8 @@ export interface QueueRunnerOptions {
   sweepIntervalMs: number;
   /** BullMQ's lock on a running job, renewed while its worker lives; a worker gone for this long has its job run elsewhere. */
   lockMs: number;
+  /** Tenants whose jobs and scheduled events wait (suspended or read-only). */
+  pausedTenants?: () => readonly string[];
   onError?: (e: unknown, cluster?: string) => void;
 }
 
@@ -67,6 +69,7 @@ export class QueueJobRunner {
       take: (jobs) => this.hand(jobs),
       sweepIntervalMs: options.sweepIntervalMs,
       lostAfterSeconds: LOST_AFTER_SECONDS,
+      ...(options.pausedTenants ? { pausedTenants: options.pausedTenants } : {}),
       onError: options.onError,
     });
     this.subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });

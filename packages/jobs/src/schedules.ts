@@ -125,17 +125,19 @@ const TICK_BATCH = 500;
 
 /**
  * Enqueues every schedule due on this cluster and moves each past now; returns how many jobs it
- * wrote. Safe to run from every worker at once.
+ * wrote. Safe to run from every worker at once. The `paused` tenants' schedules (suspended or
+ * read-only) are left due: what fell due meanwhile runs once when they are active again, as after
+ * a time with no worker.
  */
-export async function tickSchedules(db: Executor, now = new Date()): Promise<number> {
+export async function tickSchedules(db: Executor, now = new Date(), paused: readonly string[] = []): Promise<number> {
   let written = 0;
   for (;;) {
     const { taken, enqueued } = await db.transaction(async (tx) => {
       const { rows } = await tx.query<{ tenant: string; job_type: string; method: string; queue: 'short' | 'default' | 'long'; cron: string }>(
         `SELECT "tenant", "job_type", "method", "queue", "cron" FROM quire.job_schedules
-          WHERE NOT "stopped" AND "next_run_at" <= $1
+          WHERE NOT "stopped" AND "next_run_at" <= $1 AND "tenant" <> ALL($2::text[])
           ORDER BY "next_run_at" LIMIT ${TICK_BATCH} FOR UPDATE SKIP LOCKED`,
-        [timestampOf(now)],
+        [timestampOf(now), paused],
       );
       if (rows.length === 0) return { taken: 0, enqueued: 0 };
       const inserted = await tx.query(
@@ -166,11 +168,15 @@ export async function tickSchedules(db: Executor, now = new Date()): Promise<num
   }
 }
 
-/** How late the scheduler is on this cluster: seconds since the earliest due run that no tick has taken yet (0 when none is due). */
-export async function schedulerLagSeconds(q: Queryable): Promise<number> {
+/**
+ * How late the scheduler is on this cluster: seconds since the earliest due run that no tick has
+ * taken yet (0 when none is due). The `paused` tenants' runs wait on purpose and are not lateness.
+ */
+export async function schedulerLagSeconds(q: Queryable, paused: readonly string[] = []): Promise<number> {
   const { rows } = await q.query<{ lag: number | null }>(
     `SELECT EXTRACT(EPOCH FROM (clock_timestamp() at time zone 'utc') - min("next_run_at"))::float8 AS "lag"
-       FROM quire.job_schedules WHERE NOT "stopped" AND "next_run_at" <= (clock_timestamp() at time zone 'utc')`,
+       FROM quire.job_schedules WHERE NOT "stopped" AND "next_run_at" <= (clock_timestamp() at time zone 'utc') AND "tenant" <> ALL($1::text[])`,
+    [paused],
   );
   return Math.max(0, rows[0]?.lag ?? 0);
 }

@@ -94,6 +94,8 @@ export class TenantDirectory {
   private readonly readOne = new Map<string, number>();
   /** Callers waiting for a tenant's next version (changed). */
   private readonly waiting = new Map<string, Array<() => void>>();
+  /** The names of tenants not active, made again after a read changed the directory. */
+  private pausedNames: readonly string[] | undefined;
 
   constructor(
     private readonly db: Queryable,
@@ -134,6 +136,7 @@ export class TenantDirectory {
     }
     this.byName = byName;
     this.byDomain = byDomain;
+    this.pausedNames = undefined;
     for (const name of [...this.waiting.keys()]) this.wake(name);
     return changed;
   }
@@ -154,6 +157,7 @@ export class TenantDirectory {
       this.byName.set(name, tenant);
       for (const d of tenant.domains) this.byDomain.set(d, tenant);
     }
+    this.pausedNames = undefined;
     this.wake(name);
   }
 
@@ -182,6 +186,15 @@ export class TenantDirectory {
 
   get(name: string): Tenant | undefined {
     return this.byName.get(name);
+  }
+
+  /**
+   * Tenants suspended or read-only: their background jobs and scheduled events wait until they are
+   * active again (a job writes, which neither may). Kept between reads: the job feeders ask on every pick.
+   */
+  paused(): readonly string[] {
+    this.pausedNames ??= [...this.byName.values()].filter((t) => t.status !== 'active').map((t) => t.name);
+    return this.pausedNames;
   }
 
   list(): Tenant[] {

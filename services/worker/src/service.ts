@@ -51,6 +51,8 @@ export function startWorkerService(
   if (config.smtpUrl) smtpOptionsFromUrl(config.smtpUrl);
   const onError = (e: unknown, cluster?: string) => logger.warn({ err: e, ...(cluster === undefined ? {} : { cluster }) }, 'background jobs problem');
   const clusters = platformOutboxes(platform, onError);
+  // A suspended or read-only tenant's jobs wait for it to be active again (quire tenant suspend).
+  const pausedTenants = () => platform.tenants.paused();
   const lanes: JobLanes = {
     lanes: () => clusters.outboxes(),
     laneOf: (cluster) => ({ cluster, db: platform.clusters.database(cluster) }),
@@ -58,7 +60,7 @@ export function startWorkerService(
   const metrics = new JobMetrics(
     ops.metrics.registry,
     () => backlogOf(lanes),
-    async () => Math.max(0, ...(await Promise.all((await lanes.lanes()).map((l) => schedulerLagSeconds(l.db).catch(() => 0))))),
+    async () => Math.max(0, ...(await Promise.all((await lanes.lanes()).map((l) => schedulerLagSeconds(l.db, pausedTenants()).catch(() => 0))))),
   );
   const stats = new WorkerStats();
   const deps: JobRunDeps = {
@@ -77,6 +79,7 @@ export function startWorkerService(
       window: config.queueWindow,
       sweepIntervalMs: config.sweepIntervalMs,
       lockMs: config.lockMs,
+      pausedTenants,
       onError,
     });
     runner.start();
@@ -89,7 +92,7 @@ export function startWorkerService(
       },
     };
   }
-  const runner = new InProcessJobRunner(lanes, deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, onError });
+  const runner = new InProcessJobRunner(lanes, deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, pausedTenants, onError });
   const unsubscribe = platform.jobs.onEnqueued(() => runner.wake());
   runner.start();
   return {
