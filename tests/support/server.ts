@@ -158,6 +158,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
         queuePrefix: options.redis?.prefix,
         allowNets: [],
         concurrency: 8,
+        tenantMaxInFlight: undefined,
         sweepIntervalMs: 50,
         leaseMarginMs: 10_000,
         retry: { baseDelayMs: 100, maxDelayMs: 2000, maxAgeMs: 60_000, jitter: 0 },

@@ -1,9 +1,8 @@
-import { makePrincipal } from '@quire/permissions';
-import { DEFAULT_RETRY_POLICY, Dispatcher, parseCidrList, type DeliveryDeps, type DispatcherOptions } from '@quire/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
+import { dispatcherLab, insertTodos } from './dispatcher-lab';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/until';
 
 /**
@@ -11,12 +10,14 @@ import { until } from '../support/until';
  * forced stop. The server delivers nothing itself (no webhooks service), and has a database of its own.
  */
 
-const ADMIN = makePrincipal('Administrator', ['Administrator', 'System Manager']);
-
 let database: FreshDatabase;
 let server: TestServer;
 let receiver: Receiver;
-const running = new Set<Dispatcher>();
+const { dispatcher, webhook, closeAll } = dispatcherLab(
+  () => server,
+  () => receiver,
+  2000,
+);
 
 beforeAll(async () => {
   database = await freshDatabase();
@@ -25,40 +26,11 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([...running].map((d) => d.close(true)));
+  await closeAll();
   await server.close();
   await receiver.close();
   await database.drop();
 });
-
-function dispatcher(options: Partial<DispatcherOptions> = {}): Dispatcher {
-  const deps: DeliveryDeps = {
-    db: server.db,
-    async contextFor(name) {
-      const tenant = server.platform.tenants.get(name);
-      return tenant ? server.platform.context(tenant, ADMIN) : undefined;
-    },
-    allow: parseCidrList('127.0.0.1/32'),
-    policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 200, jitter: 0 },
-    leaseMarginMs: 2000,
-  };
-  const d = new Dispatcher(deps, { concurrency: 4, sweepIntervalMs: 100, ...options });
-  running.add(d);
-  return d;
-}
-
-async function webhook(t: TestTenant, name: string): Promise<string> {
-  const res = await t.call('POST', '/api/resource/Webhook', {
-    json: { name, webhook_doctype: 'ToDo', webhook_docevent: 'after_insert', request_url: `${receiver.url}/${name}`, timeout: 5 },
-  });
-  expect(res.status, res.text).toBe(200);
-  return `/${name}`;
-}
-
-async function insertTodos(t: TestTenant, n: number): Promise<void> {
-  const docs = Array.from({ length: n }, (_, i) => ({ doctype: 'ToDo', description: `d ${i}` }));
-  expect((await t.call('POST', '/api/method/frappe.client.insert_many', { json: { docs } })).status).toBe(200);
-}
 
 async function events(webhookName: string) {
   const { rows } = await server.db.query<{ status: string; attempts: number; leased: boolean }>(

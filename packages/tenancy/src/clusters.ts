@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { SecretBox } from '@quire/auth';
 import { runMigrations, type Database, type Migration, type Queryable, type TenantDatabases } from '@quire/db';
 import { ValidationError } from '@quire/errors';
-import { createOutboxTable } from '@quire/webhooks';
+import { createFairClaimIndexes, createOutboxTable } from '@quire/webhooks';
 import { createJobsTable, createScheduleTable, createWorkersTable } from '@quire/jobs';
 import { createMoveObjects } from './move';
 import { createSparesTable, createTemplatesTable } from './release-schemas';
@@ -153,6 +153,13 @@ export const clusterMigrations: readonly Migration[] = [
       await createJobsTable(q);
       await createScheduleTable(q);
       await createWorkersTable(q);
+    },
+  },
+  {
+    /** Webhook events claimed fairly between tenants (@quire/webhooks events.ts). */
+    id: 'cluster:0004_webhook_fair_claim',
+    async up(q) {
+      await createFairClaimIndexes(q);
     },
   },
 ];

@@ -4,7 +4,7 @@ import { createRateCountersTable, createRateWindowsTable } from '@quire/limits';
 import { createFilePurgesTable } from './file-purge';
 import { createSparesTable, createTemplatesTable } from './release-schemas';
 import { createMoveObjects, createTenantMovesTable } from './move';
-import { createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
+import { createFairClaimIndexes, createOutboxTable, dropOutboxTenantReference } from '@quire/webhooks';
 import { createJobsTable, createScheduleTable, createWorkersTable } from '@quire/jobs';
 
 /** The platform's own schema: the tenant registry. Tenants' tables live in their own schemas. */
@@ -166,6 +166,13 @@ export const platformMigrations: readonly Migration[] = [
       await createJobsTable(q);
       await createScheduleTable(q);
       await createWorkersTable(q);
+    },
+  },
+  {
+    /** Webhook events claimed fairly between tenants (@quire/webhooks events.ts). */
+    id: '0016_webhook_fair_claim',
+    async up(q) {
+      await createFairClaimIndexes(q);
     },
   },
 ];

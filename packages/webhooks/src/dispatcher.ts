@@ -2,7 +2,7 @@ import type { Database } from '@quire/db';
 import type { DocContext } from '@quire/documents';
 import { nowDatetime } from '@quire/meta';
 import { attemptDelivery, PLATFORM_OUTBOX, type Attempted, type DeliveryDeps, type Outbox } from './delivery';
-import { claimDue, releaseClaims, type ClaimedEvent } from './events';
+import { claimDue, releaseClaims, type ClaimedEvent, type TenantShares } from './events';
 import { recordBatch, requestLogRow, REQUEST_LOG, type TenantBookkeeping } from './request-log';
 import { WebhookStates } from './webhook-state';
 
@@ -17,6 +17,9 @@ import { WebhookStates } from './webhook-state';
  *   retry falling due, the periodic sweep (every cluster) — and again while claims come back full.
  *   A cluster's claims are at least `claimGapMs` apart, so wake-ups at a high rate share one claim.
  *   An event that waited past half its lease margin is given back unattempted.
+ * - fairness between tenants: a claim takes each tenant's events in turn (events.ts, claimDue); in
+ *   this process a tenant has at most `tenantMaxInFlight` requests in flight and as many claimed
+ *   ahead, and a freed slot goes to the next claimed event whose tenant is under its share.
  * - fairness between clusters: the room for claims is shared among the clusters that have something
  *   due, the one with the fewest events in this process first; claimed events take free slots one
  *   cluster after the other; claims, writes and failures of one cluster never wait for another's (a
@@ -37,6 +40,12 @@ import { WebhookStates } from './webhook-state';
 export interface DispatcherOptions {
   /** Delivery requests in flight at most. */
   concurrency: number;
+  /**
+   * One tenant's requests in flight at once in this process (default: half of `concurrency`), and as
+   * many claimed ahead: a tenant whose receiver is slow, or whose backlog is long, leaves the other
+   * slots to the others.
+   */
+  tenantMaxInFlight?: number;
   /** How often the outboxes are looked at without a wake-up (expired leases, other processes' retries, lost wake-ups, new clusters). */
   sweepIntervalMs: number;
   /** Least time between two claims on one cluster (default 10 ms). */
@@ -86,6 +95,8 @@ interface Lane {
   lastClaim: number;
   /** Claimed events waiting for a free slot. */
   ready: Claimed[];
+  /** Tenants a claim here gave their whole share: when one of their attempts ends, they may have more to claim. */
+  sharesFull: Set<string>;
   /** Claimed here and whose outcome is not written yet (ready, sending or waiting for the write). */
   unrecorded: number;
   /** Finished attempts waiting for their write. */
@@ -107,6 +118,7 @@ function newLane(o: Outbox): Lane {
     failures: 0,
     lastClaim: 0,
     ready: [],
+    sharesFull: new Set(),
     unrecorded: 0,
     buffer: [],
     bufferedSince: 0,
@@ -121,6 +133,11 @@ export class Dispatcher {
   private readonly claimGapMs: number;
   private readonly flushDelayMs: number;
   private readonly flushSize: number;
+  private readonly tenantMaxInFlight: number;
+  /** Per tenant: events claimed here and not yet attempted or in their attempt (ready or sending). */
+  private readonly held = new Map<string, number>();
+  /** Per tenant: requests in flight. */
+  private readonly sendingOf = new Map<string, number>();
   /** The outboxes by cluster, and the same in the order their claimed events take slots. */
   private readonly lanes = new Map<string, Lane>();
   private order: Lane[] = [];
@@ -155,6 +172,7 @@ export class Dispatcher {
     this.claimGapMs = options.claimGapMs ?? 10;
     this.flushDelayMs = options.flushDelayMs ?? 20;
     this.flushSize = options.flushSize ?? 200;
+    this.tenantMaxInFlight = options.tenantMaxInFlight ?? Math.max(1, Math.ceil(options.concurrency / 2));
     this.laneOf({ cluster: PLATFORM_OUTBOX, db: deps.db });
   }
 
@@ -310,7 +328,8 @@ export class Dispatcher {
       this.pump();
     }, CLAIM_RESERVATION_MS);
     slow.unref();
-    claimDue(lane.db, limit, this.deps.leaseMarginMs)
+    const shares = { max: 2 * this.tenantMaxInFlight, held: new Map(this.held) };
+    claimDue(lane.db, limit, this.deps.leaseMarginMs, shares)
       .then(
         (events) => {
           lane.failures = 0;
@@ -319,6 +338,8 @@ export class Dispatcher {
           lane.unrecorded += events.length;
           this.unrecorded += events.length;
           lane.notBefore = at + this.claimGapMs;
+          for (const e of events) count(this.held, e.tenant, 1);
+          this.noteFullShares(lane, shares, events);
           if (this.forced) {
             void this.release(lane, events); // stopped meanwhile: given back at once
             return;
@@ -344,13 +365,27 @@ export class Dispatcher {
       });
   }
 
-  /** Starts requests for claimed events while slots are free, taking the clusters' events in turn. */
+  /** The tenants a claim filled to their share (what they held when it began, and what it brought): those may have more waiting. */
+  private noteFullShares(lane: Lane, shares: TenantShares, events: readonly ClaimedEvent[]): void {
+    const brought = new Map<string, number>();
+    for (const e of events) count(brought, e.tenant, 1);
+    for (const tenant of new Set([...shares.held.keys(), ...brought.keys()])) {
+      if ((shares.held.get(tenant) ?? 0) + (brought.get(tenant) ?? 0) >= shares.max) lane.sharesFull.add(tenant);
+    }
+  }
+
+  /**
+   * Starts requests for claimed events while slots are free, taking the clusters' events in turn,
+   * each lane's in claim order, passing over tenants at their share of the slots.
+   */
   private startReady(): void {
     let stale: Map<Lane, ClaimedEvent[]> | undefined;
     while (this.sending < this.options.concurrency && this.readyCount > 0) {
-      const lane = this.nextReadyLane();
-      const next = lane?.ready.shift();
-      if (!lane || !next) break;
+      const found = this.nextReady();
+      if (!found) break;
+      const [lane, index] = found;
+      const [next] = lane.ready.splice(index, 1);
+      if (!next) break;
       this.readyCount--;
       // Waited so long (slow receivers held every slot) that its lease could run out mid-request:
       // given back, for any process to take.
@@ -364,22 +399,24 @@ export class Dispatcher {
     if (stale) for (const [lane, events] of stale) void this.release(lane, events);
   }
 
-  /** The next lane, in turn, with claimed events waiting. */
-  private nextReadyLane(): Lane | undefined {
+  /** The next lane, in turn, with a claimed event whose tenant is under its share, and where that event is in its list. */
+  private nextReady(): [Lane, number] | undefined {
     const n = this.order.length;
     for (let i = 0; i < n; i++) {
       const at = (this.turn + i) % n;
       const lane = this.order[at];
-      if (lane && lane.ready.length > 0) {
-        this.turn = (at + 1) % n;
-        return lane;
-      }
+      if (!lane || lane.ready.length === 0) continue;
+      const index = lane.ready.findIndex((r) => (this.sendingOf.get(r.e.tenant) ?? 0) < this.tenantMaxInFlight);
+      if (index === -1) continue;
+      this.turn = (at + 1) % n;
+      return [lane, index];
     }
     return undefined;
   }
 
   /** Gives claimed events back unattempted (their leases end now). */
   private release(lane: Lane, events: ClaimedEvent[]): Promise<void> {
+    for (const e of events) count(this.held, e.tenant, -1);
     return releaseClaims(lane.db, events)
       .catch((e: unknown) => this.options.onError?.(e, lane.cluster)) // their leases run out on their own
       .finally(() => {
@@ -392,9 +429,17 @@ export class Dispatcher {
 
   private begin(lane: Lane, e: ClaimedEvent): void {
     this.sending++;
+    count(this.sendingOf, e.tenant, 1);
+    const ended = () => {
+      this.sending--;
+      count(this.sendingOf, e.tenant, -1);
+      // A claim gave its tenant its whole share, perhaps leaving events behind: claim again now there is room.
+      if (lane.sharesFull.delete(e.tenant)) lane.dirty = true;
+      count(this.held, e.tenant, -1);
+    };
     attemptDelivery(this.deps, this.states, e, nowDatetime).then(
       (attempted) => {
-        this.sending--;
+        ended();
         lane.buffer.push(attempted);
         if (lane.buffer.length === 1) lane.bufferedSince = performance.now();
         this.scheduleFlush(lane);
@@ -402,7 +447,7 @@ export class Dispatcher {
       },
       (err: unknown) => {
         // Its state could not be read: the event keeps its lease and is taken again when it runs out.
-        this.sending--;
+        ended();
         lane.unrecorded--;
         this.unrecorded--;
         this.options.onError?.(err, lane.cluster);
@@ -561,4 +606,11 @@ export class Dispatcher {
     if (this.unrecorded === 0 && this.claims === 0) return;
     await new Promise<void>((resolve) => (this.idle = resolve));
   }
+}
+
+/** Adds `delta` to `key`'s count, forgetting it at 0 (the claim sends only tenants holding something). */
+function count(counts: Map<string, number>, key: string, delta: number): void {
+  const n = (counts.get(key) ?? 0) + delta;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

@@ -90,27 +90,72 @@ const CLAIMED_COLUMNS = ['id', 'tenant', 'webhook', 'event', 'reference_doctype'
   .map((c) => `e."${c}"`)
   .join(', ');
 
-const CLAIM = `WITH due AS (
-       SELECT "id" FROM quire.webhook_events
-       WHERE "status" = 'pending' AND "next_attempt_at" <= (clock_timestamp() at time zone 'utc')
-         AND ("lease_until" IS NULL OR "lease_until" < (clock_timestamp() at time zone 'utc'))
-       ORDER BY "next_attempt_at" LIMIT $1 FOR UPDATE SKIP LOCKED
+/**
+ * Fair between tenants (the jobs' pick does the same, @quire/jobs fair-pick.ts): the tenants with
+ * pending events are found by a loose index scan (one probe each, whatever their backlog); each
+ * offers its oldest due events, at most what its share leaves it (`$3` held by this process at once,
+ * less what it holds: `$4`/`$5`, tenants and counts), ranked by their place in its line plus what
+ * it holds. The lowest ranks are taken: a tenant with 100,000 events waiting gets one turn like a
+ * tenant with one.
+ */
+const CLAIM = `WITH RECURSIVE tenants AS (
+       (SELECT "tenant" FROM quire.webhook_events WHERE "status" = 'pending' ORDER BY "tenant" LIMIT 1)
+       UNION ALL
+       SELECT (SELECT p."tenant" FROM quire.webhook_events p
+                WHERE p."status" = 'pending' AND p."tenant" > t."tenant" ORDER BY p."tenant" LIMIT 1)
+         FROM tenants t WHERE t."tenant" IS NOT NULL
+     ),
+     offered AS (
+       SELECT c."id", c."next_attempt_at", c."place" + COALESCE(held."n", 0) AS "rank"
+         FROM tenants t
+         LEFT JOIN unnest($4::text[], $5::int[]) AS held("tenant", "n") ON held."tenant" = t."tenant"
+         CROSS JOIN LATERAL (
+           SELECT w."id", w."next_attempt_at", row_number() OVER (ORDER BY w."next_attempt_at") AS "place"
+             FROM quire.webhook_events w
+            WHERE w."status" = 'pending' AND w."tenant" = t."tenant" AND w."next_attempt_at" <= (clock_timestamp() at time zone 'utc')
+              AND (w."lease_until" IS NULL OR w."lease_until" < (clock_timestamp() at time zone 'utc'))
+            ORDER BY w."next_attempt_at"
+            LIMIT $1
+         ) c
+        WHERE t."tenant" IS NOT NULL AND c."place" + COALESCE(held."n", 0) <= $3
+        ORDER BY "rank", c."next_attempt_at"
+        LIMIT $1
+     ),
+     due AS (
+       -- By primary key (an array, not a join the planner may answer by scanning every pending event).
+       SELECT e."id" FROM quire.webhook_events e
+        WHERE e."id" = ANY(ARRAY(SELECT "id" FROM offered))
+          AND e."status" = 'pending' AND (e."lease_until" IS NULL OR e."lease_until" < (clock_timestamp() at time zone 'utc'))
+        FOR UPDATE SKIP LOCKED
+     ),
+     claimed AS (
+       UPDATE quire.webhook_events AS e
+          SET "lease_until" = (clock_timestamp() at time zone 'utc') + make_interval(secs => (e."timeout_ms" + $2) / 1000.0),
+              "first_attempt_at" = COALESCE(e."first_attempt_at", clock_timestamp() at time zone 'utc')
+         FROM due WHERE e."id" = due."id"
+       RETURNING ${CLAIMED_COLUMNS}, e."lease_until"::text AS "lease"
      )
-     UPDATE quire.webhook_events AS e
-     SET "lease_until" = (clock_timestamp() at time zone 'utc') + make_interval(secs => (e."timeout_ms" + $2) / 1000.0),
-         "first_attempt_at" = COALESCE(e."first_attempt_at", clock_timestamp() at time zone 'utc')
-     FROM due WHERE e."id" = due."id"
-     RETURNING ${CLAIMED_COLUMNS}, e."lease_until"::text AS "lease"`;
+     -- In rank order: the dispatcher starts them in the order they come.
+     SELECT c.* FROM claimed c JOIN offered o ON o."id" = c."id" ORDER BY o."rank", o."next_attempt_at"`;
+
+/** What one tenant may hold in the claiming process, and what each holds now (claimed, not yet attempted or in its attempt). */
+export interface TenantShares {
+  max: number;
+  held: ReadonlyMap<string, number>;
+}
 
 /**
- * Takes up to `limit` events for one delivery attempt each, oldest due first, in one statement: they
- * must be pending, due, and not leased by another process; rows another process is claiming at the
- * same moment are skipped (SKIP LOCKED), so concurrent claimers never take the same event. The lease
- * outlives the request's own timeout by `leaseMarginMs`, after which anyone may take the event again.
+ * Takes up to `limit` events for one delivery attempt each, in one statement, fairly between tenants
+ * (CLAIM) and oldest due first within each: they must be pending, due, and not leased by another
+ * process; a tenant never gets more than `shares.max` held here; rows another process is claiming at
+ * the same moment are skipped (SKIP LOCKED), so concurrent claimers never take the same event. The
+ * lease outlives the request's own timeout by `leaseMarginMs`, after which anyone may take the event again.
  */
-export async function claimDue(q: Queryable, limit: number, leaseMarginMs: number): Promise<ClaimedEvent[]> {
+export async function claimDue(q: Queryable, limit: number, leaseMarginMs: number, shares: TenantShares): Promise<ClaimedEvent[]> {
   if (limit <= 0) return [];
-  const { rows } = await q.query<ClaimedEvent>(CLAIM, [limit, leaseMarginMs], { prepare: true });
+  const { rows } = await q.query<ClaimedEvent>(CLAIM, [limit, leaseMarginMs, shares.max, [...shares.held.keys()], [...shares.held.values()]], {
+    prepare: true,
+  });
   for (const row of rows) if (typeof row.headers === 'string') row.headers = JSON.parse(row.headers) as Array<[string, string]>;
   return rows;
 }

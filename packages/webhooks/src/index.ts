@@ -11,4 +11,4 @@ export { parseCidrList, isBlockedAddress, type Cidr } from './net-guard';
 export { send, type SendRequest, type SendResult } from './http-send';
 export { nextAttemptDelay, parseRetryAfter, DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff';
 export { frappeSignature, standardWebhookHeaders, standardWebhookSecret } from './signing';
-export { createOutboxTable, deleteTenantEvents, dropOutboxTenantReference } from './outbox-table';
+export { createFairClaimIndexes, createOutboxTable, deleteTenantEvents, dropOutboxTenantReference } from './outbox-table';

@@ -49,6 +49,11 @@ export async function dropOutboxTenantReference(q: Queryable): Promise<void> {
   await q.query(`ALTER TABLE quire.webhook_events DROP CONSTRAINT IF EXISTS webhook_events_tenant_fkey`);
 }
 
+/** What a fair claim reads (events.ts, CLAIM): each tenant's pending events in due order (the loose scan over tenants, and each one's oldest due). */
+export async function createFairClaimIndexes(q: Queryable): Promise<void> {
+  await q.query(`CREATE INDEX webhook_events_pending_tenant ON quire.webhook_events ("tenant", "next_attempt_at") WHERE "status" = 'pending'`);
+}
+
 /** A dropped tenant's events, pending or done. */
 export async function deleteTenantEvents(q: Queryable, tenant: string): Promise<void> {
   await q.query(`DELETE FROM quire.webhook_events WHERE "tenant" = $1`, [tenant]);

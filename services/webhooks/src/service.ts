@@ -52,6 +52,7 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
       redisUrl: config.redisUrl,
       prefix: queuePrefix,
       concurrency: config.concurrency,
+      ...(config.tenantMaxInFlight === undefined ? {} : { tenantMaxInFlight: config.tenantMaxInFlight }),
       sweepIntervalMs: config.sweepIntervalMs,
       onError,
     });
@@ -64,7 +65,12 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
       },
     };
   }
-  const runner = new InProcessRunner(deps, { concurrency: config.concurrency, sweepIntervalMs: config.sweepIntervalMs, onError });
+  const runner = new InProcessRunner(deps, {
+    concurrency: config.concurrency,
+    ...(config.tenantMaxInFlight === undefined ? {} : { tenantMaxInFlight: config.tenantMaxInFlight }),
+    sweepIntervalMs: config.sweepIntervalMs,
+    onError,
+  });
   const unsubscribe = platform.changes.onWebhookEvents((tenant) => runner.wake(tenant));
   runner.start();
   return {
