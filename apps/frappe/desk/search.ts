@@ -3,7 +3,7 @@ import { cstr, decodeJsonArg, pyBool } from '@quire/frappe-compat';
 import { DataError, FrappeTypeError, ValidationError } from '@quire/errors';
 import { ident } from '@quire/db';
 import type { Meta } from '@quire/meta';
-import { getList } from '@quire/documents';
+import { getList, type DocContext } from '@quire/documents';
 import { permittedLevels, readScope } from '@quire/permissions';
 import { listStatement } from '@quire/query';
 
@@ -287,6 +287,48 @@ export const search_widget = whitelist(
   { allowScopedTokens: true },
 );
 
+// ------------------------------------------------------------------------------------ link titles
+
+/** The title field a Link to `meta` shows instead of the name (show_title_field_in_link), if any. */
+function linkTitleField(meta: Meta): string | undefined {
+  const titleField = meta.titleField;
+  if (!meta.definition.show_title_field_in_link || !titleField || meta.issingle || meta.isVirtual) return undefined;
+  return titleField;
+}
+
+/** Names an autoincrement DocType could hold: its name column is an integer, so others match nothing (and would not coerce). */
+function possibleNames(meta: Meta, names: ReadonlyArray<string | number>): Array<string | number> {
+  return meta.namingRule === 'autoincrement' ? names.filter((n) => /^\s*\d+\s*$/.test(String(n))) : [...names];
+}
+
+/**
+ * The titles Links to `meta` show for `names` (frappe.desk.search.get_link_title and getdoc's
+ * `_link_titles`), keyed by name: one query through the list compiler, so only documents the
+ * caller may read come back. Nothing for a DocType without show_title_field_in_link, nor when the
+ * caller may not read the DocType or the title field's permlevel (stricter than Frappe, which
+ * reads the title whatever the caller's rights); empty titles are left out.
+ */
+export async function linkTitles(ctx: DocContext, meta: Meta, names: ReadonlyArray<string | number>): Promise<Map<string, unknown>> {
+  const titles = new Map<string, unknown>();
+  const titleField = linkTitleField(meta);
+  const { principal } = ctx;
+  if (!titleField || !meta.hasColumn(titleField) || readScope(meta, principal) === false) return titles;
+  if (permittedLevels(meta, principal).hidden.has(titleField)) return titles;
+  const wanted = unique(possibleNames(meta, names));
+  if (wanted.length === 0) return titles;
+  const rows = (await getList(
+    ctx,
+    meta.name,
+    { fields: unique(['name', titleField]), filters: [['name', 'in', wanted]], limit_page_length: wanted.length, as_dict: true },
+    wanted.length,
+  )) as Array<Record<string, unknown>>;
+  for (const row of rows) {
+    const title = row[titleField];
+    if (title !== undefined && title !== null && title !== '') titles.set(String(row.name), title);
+  }
+  return titles;
+}
+
 /**
  * get_link_title(doctype, docname): what a Link to `doctype` shows instead of the name when the
  * DocType sets `show_title_field_in_link` (Frappe's desk asks it for each Link value it draws).
@@ -296,20 +338,10 @@ export const search_widget = whitelist(
 export const get_link_title = whitelist(
   async (args, ctx) => {
     const meta = ctx.doc.meta.require(doctypeArg(args.doctype));
-    const titleField = meta.titleField;
     const docname = args.docname;
-    if (!meta.definition.show_title_field_in_link || !titleField || meta.issingle || meta.isVirtual) return undefined;
+    if (!linkTitleField(meta)) return undefined;
     if (typeof docname !== 'string' && typeof docname !== 'number') throw new ValidationError('docname is required', { title: 'Missing Argument' });
-    const principal = ctx.doc.principal;
-    if (readScope(meta, principal) === false || permittedLevels(meta, principal).hidden.has(titleField)) return undefined;
-    const rows = (await getList(
-      ctx.doc,
-      meta.name,
-      { fields: [titleField], filters: [['name', '=', docname]], limit_page_length: 1, as_dict: true },
-      1,
-    )) as Array<Record<string, unknown>>;
-    const title = rows[0]?.[titleField];
-    return title === undefined || title === null || title === '' ? undefined : title;
+    return (await linkTitles(ctx.doc, meta, [docname])).get(String(docname));
   },
   { allowScopedTokens: true },
 );

@@ -6,6 +6,7 @@ import { RIGHTS, type Meta, type Right, type TenantMeta } from '@quire/meta';
 import { grantsOf, hasPermission, permittedLevels, readScope, type Principal } from '@quire/permissions';
 import { COMMENT } from '../../core/doctype/comment/comment';
 import { readableVersionData } from '../../core/doctype/version/version';
+import { linkTitles } from '../search';
 import { platformList } from './platform-reads';
 
 /**
@@ -215,10 +216,71 @@ async function docinfoOf(ctx: DocContext, meta: Meta, doc: DocData, maxPageLengt
   };
 }
 
+// ------------------------------------------------------------------------------------ _link_titles
+
+/** Linked names by the DocType they are in. */
+type LinksByDoctype = Map<string, Set<string>>;
+
+function addLink(links: LinksByDoctype, doctype: unknown, name: unknown): void {
+  if (typeof doctype !== 'string' || doctype === '') return;
+  if (typeof name !== 'string' && typeof name !== 'number') return;
+  if (name === '') return;
+  let names = links.get(doctype);
+  if (!names) links.set(doctype, (names = new Set()));
+  names.add(String(name));
+}
+
+/**
+ * The Link and Dynamic Link values of one document or child row (Frappe's
+ * get_title_values_for_link_and_dynamic_link_fields). Fields the caller may not read are skipped,
+ * as Frappe's apply_fieldlevel_read_permissions has emptied them by then: a key would show the value.
+ */
+function collectLinks(links: LinksByDoctype, meta: Meta, row: DocData, hidden: ReadonlySet<string>): void {
+  for (const field of meta.fields) {
+    if (hidden.has(field.fieldname)) continue;
+    if (field.fieldtype === 'Link') addLink(links, field.options, row[field.fieldname]);
+    else if (field.fieldtype === 'Dynamic Link' && field.options && !hidden.has(field.options)) {
+      addLink(links, row[field.options], row[field.fieldname]);
+    }
+  }
+}
+
+/** The links of the document and of its child rows (Table and Table MultiSelect), each row read at its own DocType's permlevels. */
+function linksOf(tenant: TenantMeta, meta: Meta, doc: DocData, principal: Principal): LinksByDoctype {
+  const links: LinksByDoctype = new Map();
+  const hidden = permittedLevels(meta, principal).hidden;
+  collectLinks(links, meta, doc, hidden);
+  for (const table of meta.tableFields) {
+    const child = table.options ? tenant.get(table.options) : undefined;
+    const rows = doc[table.fieldname];
+    if (!child || hidden.has(table.fieldname) || !Array.isArray(rows)) continue;
+    const childHidden = permittedLevels(child, principal).hidden;
+    for (const row of rows as DocData[]) collectLinks(links, child, row, childHidden);
+  }
+  return links;
+}
+
+/**
+ * load.py set_link_titles: `"<DocType>::<name>"` → the title, for the document's links whose
+ * DocType shows titles in links; one query per such DocType, and only documents the caller may
+ * read (linkTitles, as get_link_title answers them).
+ */
+async function linkTitlesOf(ctx: DocContext, meta: Meta, doc: DocData): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [doctype, names] of linksOf(ctx.meta, meta, doc, ctx.principal)) {
+    const target = ctx.meta.get(doctype);
+    if (!target) continue;
+    // Sequential: ctx.db may be one connection (a transaction), which runs one query at a time anyway.
+    for (const [name, title] of await linkTitles(ctx, target, [...names])) out[`${doctype}::${name}`] = title;
+  }
+  return out;
+}
+
 /**
  * getdoc(doctype, name): the document for its form, in `docs` (as Frappe's response serialises a
  * document: without nulls, without the fields the caller may not read), and its `docinfo`. A
  * missing document answers `[]` once the caller may read the DocType (403 otherwise), as Frappe's.
+ * `_link_titles` holds the titles its Links show (linkTitlesOf), `{}` when none.
  */
 export const getdoc = whitelist(
   async (args, ctx) => {
@@ -233,6 +295,8 @@ export const getdoc = whitelist(
     const hidden = permittedLevels(meta, principal).hidden;
     ctx.response.set('docs', [serializeDoc(tenant, meta, doc, { includeNulls: false, hidden })]);
     ctx.response.set('docinfo', await docinfoOf(ctx.doc, meta, doc, ctx.settings.maxPageLength));
+    // Always, `{}` when there is nothing to show, as Frappe's load.py sends it.
+    ctx.response.set('_link_titles', await linkTitlesOf(ctx.doc, meta, doc));
     return undefined;
   },
   { methods: ['GET', 'POST'], allowScopedTokens: true, summary: 'A document with its timeline (docinfo), for its form' },
