@@ -391,6 +391,9 @@ OAUTH_ACCESS_TOKEN_TTL_SECONDS: {{ int $c.oauthAccessTokenTtlSeconds | toString 
 {{- if not (kindIs "invalid" $c.webhookConcurrency) }}
 WEBHOOK_CONCURRENCY: {{ int $c.webhookConcurrency | toString | quote }}
 {{- end }}
+{{- if not (kindIs "invalid" $c.webhookTenantMaxInFlight) }}
+WEBHOOK_TENANT_MAX_IN_FLIGHT: {{ int $c.webhookTenantMaxInFlight | toString | quote }}
+{{- end }}
 {{- with $c.webhookAllowNets }}
 WEBHOOK_ALLOW_NETS: {{ . | quote }}
 {{- end }}
