@@ -93,4 +93,44 @@ describe('the dispatcher', () => {
     expect(new Set(receiver.received.filter((r) => r.url === path).map((r) => r.headers['webhook-id'])).size).toBe(5);
     await second.close();
   }, 40_000);
+
+  it('deletes ended events past their keeping at its sweep; pending ones and the request log stay', async () => {
+    const t = await server.tenant('disp');
+    const ok = await webhook(t, `kept-${t.name}`);
+    const failing = await webhook(t, `failing-${t.name}`);
+    receiver.respond((r) => (r.url === failing ? { status: 500 } : { status: 200 }));
+    await insertTodos(t, 3);
+    const first = dispatcher();
+    first.start();
+    await until(
+      async () => (await events(ok.slice(1))).filter((e) => e.status === 'delivered').length,
+      (n) => n === 3,
+      15_000,
+    );
+    await receiver.waitFor(3, 10_000, (r) => r.url === failing);
+    await first.close();
+    expect((await events(failing.slice(1))).map((e) => e.status)).toEqual(['pending', 'pending', 'pending']);
+
+    // Kept a week by default: a new dispatcher's first sweep deletes nothing of them.
+    const second = dispatcher();
+    second.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await second.close();
+    expect(await events(ok.slice(1))).toHaveLength(3);
+
+    const third = dispatcher({ keepEndedEventsMs: 0 });
+    third.start();
+    await until(
+      () => events(ok.slice(1)),
+      (rows) => rows.length === 0,
+      5000,
+    );
+    await third.close(true);
+    expect(await events(failing.slice(1))).toHaveLength(3); // still retrying
+    const logs = await t.call('GET', '/api/resource/Webhook Request Log', {
+      query: { filters: JSON.stringify([['webhook', '=', ok.slice(1)]]), limit_page_length: 0 },
+    });
+    expect(logs.body.data).toHaveLength(3);
+    receiver.respond(() => ({ status: 200, body: 'ok' }));
+  }, 40_000);
 });

@@ -2,7 +2,7 @@ import type { Database } from '@quire/db';
 import type { DocContext } from '@quire/documents';
 import { nowDatetime } from '@quire/meta';
 import { attemptDelivery, PLATFORM_OUTBOX, type Attempted, type DeliveryDeps, type Outbox } from './delivery';
-import { claimDue, releaseClaims, type ClaimedEvent, type TenantShares } from './events';
+import { claimDue, deleteEndedEvents, KEEP_ENDED_EVENTS_MS, releaseClaims, type ClaimedEvent, type TenantShares } from './events';
 import { recordBatch, requestLogRow, REQUEST_LOG, type TenantBookkeeping } from './request-log';
 import { WebhookStates } from './webhook-state';
 
@@ -56,6 +56,8 @@ export interface DispatcherOptions {
   flushSize?: number;
   /** How long a webhook's enabled flag and secret are reused (default 1 s). */
   stateTtlMs?: number;
+  /** How long ended events stay in the outbox (default a week: KEEP_ENDED_EVENTS_MS); each cluster's are deleted by the sweep at most once a minute. */
+  keepEndedEventsMs?: number;
   /** A problem (a cluster's when `cluster` is given); delivery goes on. */
   onError?: (e: unknown, cluster?: string) => void;
 }
@@ -69,6 +71,8 @@ const RECORD_RETRY_MS = 100;
 /** After a failed claim, the next on that cluster waits this long, doubled at each failure in a row up to the most (an outage must not spin). */
 const CLAIM_ERROR_PAUSE_MS = 1000;
 const MAX_CLAIM_ERROR_PAUSE_MS = 30_000;
+/** Each cluster's ended events are deleted at most this often (by each process's sweep). */
+const TIDY_EVERY_MS = 60_000;
 /** How long a claim not answered yet holds its room (a claim takes milliseconds). */
 const CLAIM_RESERVATION_MS = 5000;
 
@@ -106,6 +110,9 @@ interface Lane {
   flushing: boolean;
   /** No longer registered: not claimed from, and dropped once nothing of it is in this process. */
   retired: boolean;
+  /** performance.now() of its last deletion of ended events (-Infinity: not yet), and the one running. */
+  tidiedAt: number;
+  tidying: Promise<void> | undefined;
 }
 
 function newLane(o: Outbox): Lane {
@@ -125,6 +132,8 @@ function newLane(o: Outbox): Lane {
     flushTimer: undefined,
     flushing: false,
     retired: false,
+    tidiedAt: -Infinity,
+    tidying: undefined,
   };
 }
 
@@ -214,6 +223,7 @@ export class Dispatcher {
   /** Every outbox is looked at; the registry is asked for clusters added or gone since. */
   private sweep(): void {
     this.wake();
+    for (const lane of this.order) this.tidy(lane);
     const { outboxes } = this.deps;
     if (!outboxes || this.listing || this.closed) return;
     this.listing = true;
@@ -223,6 +233,22 @@ export class Dispatcher {
         (e: unknown) => this.options.onError?.(e),
       )
       .finally(() => (this.listing = false));
+  }
+
+  /** Deletes the lane's ended events past their keeping, at most once a minute; what fails is tried at the next. */
+  private tidy(lane: Lane): void {
+    const now = performance.now();
+    if (lane.tidying || lane.retired || this.closed || now - lane.tidiedAt < TIDY_EVERY_MS) return;
+    lane.tidiedAt = now;
+    lane.tidying = deleteEndedEvents(lane.db, this.options.keepEndedEventsMs ?? KEEP_ENDED_EVENTS_MS)
+      .then(
+        () => undefined,
+        (e: unknown) => this.options.onError?.(e, lane.cluster),
+      )
+      .finally(() => {
+        lane.tidying = undefined;
+        this.dropIfRetired(lane);
+      });
   }
 
   /** The registry's outboxes now: a new one is looked at at once; one no longer listed is drained no more. */
@@ -258,7 +284,7 @@ export class Dispatcher {
   }
 
   private dropIfRetired(lane: Lane): void {
-    if (!lane.retired || lane.unrecorded > 0 || lane.claiming > 0 || lane.ready.length > 0 || lane.flushing) return;
+    if (!lane.retired || lane.unrecorded > 0 || lane.claiming > 0 || lane.ready.length > 0 || lane.flushing || lane.tidying !== undefined) return;
     if (lane.flushTimer) clearTimeout(lane.flushTimer);
     this.lanes.delete(lane.cluster);
     this.order = this.order.filter((l) => l !== lane);
@@ -603,6 +629,7 @@ export class Dispatcher {
       return;
     }
     for (const lane of this.order) this.scheduleFlush(lane);
+    for (const lane of this.order) if (lane.tidying) await lane.tidying;
     if (this.unrecorded === 0 && this.claims === 0) return;
     await new Promise<void>((resolve) => (this.idle = resolve));
   }

@@ -261,3 +261,33 @@ export async function replayEvent(q: Queryable, tenant: string, id: string): Pro
   );
   return rowCount > 0;
 }
+
+/** Ended events (delivered, failed, cancelled) are kept a week after they were made: replay_event sends one again by its id meanwhile. */
+export const KEEP_ENDED_EVENTS_MS = 7 * 24 * 3600 * 1000;
+
+/** The smallest uuid7 made at `ms`: event ids are uuid7 (time first), so "made before" is a range of the primary key. */
+function uuid7Floor(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0').slice(-12);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+}
+
+/**
+ * Deletes ended events made more than `keepMs` ago, `batch` at a time by primary key (no index of
+ * their own, no scan of the table), at most `batches` of them: the next sweep comes back for the
+ * rest. A pending one that old (retried for days) stays. Without this the outbox grows by every
+ * event ever sent. Their Webhook Request Log rows, in the tenant's schema, are not touched.
+ */
+export async function deleteEndedEvents(q: Queryable, keepMs = KEEP_ENDED_EVENTS_MS, now = Date.now(), batch = 5000, batches = 20): Promise<number> {
+  const before = uuid7Floor(now - keepMs);
+  let deleted = 0;
+  for (let i = 0; i < batches; i++) {
+    const { rowCount } = await q.query(
+      `DELETE FROM quire.webhook_events WHERE "id" IN (
+         SELECT "id" FROM quire.webhook_events WHERE "id" < $1::uuid AND "status" <> 'pending' ORDER BY "id" LIMIT $2)`,
+      [before, batch],
+    );
+    deleted += rowCount;
+    if (rowCount < batch) break;
+  }
+  return deleted;
+}

@@ -2,7 +2,17 @@ export { webhookCapture, WEBHOOK_EVENTS, MAX_TIMEOUT_SECONDS, type WebhookEvent 
 export { attemptDelivery, type Attempted, type DeliveryDeps, type DeliveryObserver, type Outbox, type Outcome } from './delivery';
 export { Dispatcher, type DispatcherOptions } from './dispatcher';
 export { QueueProducer, QueueWorker, InProcessRunner, QUEUE_NAME, wakeChannel, type QueueLocation, type WorkerOptions } from './runners';
-export { claimDue, dueEvents, pendingCount, oldestPendingAgeSeconds, replayEvent, type ClaimedEvent, type OutboxEvent } from './events';
+export {
+  claimDue,
+  deleteEndedEvents,
+  dueEvents,
+  KEEP_ENDED_EVENTS_MS,
+  pendingCount,
+  oldestPendingAgeSeconds,
+  replayEvent,
+  type ClaimedEvent,
+  type OutboxEvent,
+} from './events';
 export { recordBatch, requestLogRow, type TenantBookkeeping } from './request-log';
 export { WebhookStates, type WebhookState } from './webhook-state';
 export { compileCondition, cachedCondition, ConditionError } from './condition';
