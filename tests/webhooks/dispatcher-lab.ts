@@ -30,6 +30,7 @@ export function dispatcherLab(server: () => TestServer, receiver: () => Receiver
           const tenant = platform.tenants.get(name);
           return tenant ? platform.context(tenant, ADMIN) : undefined;
         },
+        pausedTenants: () => platform.tenants.paused(),
         allow: parseCidrList('127.0.0.1/32'),
         policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 200, jitter: 0 },
         leaseMarginMs,

@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../platform/migrate-support';
 import { dispatcherLab, insertTodos } from './dispatcher-lab';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
-import { startTestServer, type TestServer } from '../support/server';
+import { quireJson } from '../support/process';
+import { startTestServer, type TestServer, type TestTenant } from '../support/server';
+import { until } from '../support/until';
 
 /**
  * Webhook delivery is fair between tenants: one tenant's backlog, even to a receiver that takes a
  * second per request, holds at most its share of a process's delivery slots (`tenantMaxInFlight`,
- * half of them by default), and another tenant's event is claimed ahead of the backlog. The
- * dispatcher on its own (as in dispatcher.test.ts), on a database of its own.
+ * half of them by default), and another tenant's event is claimed ahead of the backlog; a suspended
+ * tenant's events wait. The dispatcher on its own (as in dispatcher.test.ts), on a database of its own.
  */
 
 const SLOW_MS = 1000;
@@ -78,6 +80,35 @@ describe('webhook delivery between tenants', () => {
     d.start();
     const hits = await receiver.waitFor(12, 20_000, (r) => r.url === slow);
     expect(mostAtOnce(hits, SLOW_MS)).toBe(3);
+    await d.close();
+  }, 60_000);
+
+  it('a suspended tenant’s events wait while another tenant’s are delivered; resumed, they are delivered', async () => {
+    const held = await server.tenant('whp');
+    const other = await server.tenant('whp');
+    const heldPath = await webhook(held, `held-${held.name}`);
+    const otherPath = await webhook(other, `other-${other.name}`);
+    receiver.respond(() => ({ status: 200 }));
+    await insertTodos(held, 3);
+    const setStatus = async (t: TestTenant, args: string[], status: string) => {
+      expect((await quireJson(['tenant', ...args], { DATABASE_URL: database.url })).json).toEqual({ name: t.name, status });
+      await until(
+        () => Promise.resolve(server.platform.tenants.get(t.name)?.status),
+        (s) => s === status,
+        3000,
+      );
+    };
+    await setStatus(held, ['suspend', held.name], 'suspended');
+    const d = dispatcher();
+    d.start();
+    await insertTodos(other, 2);
+    d.wake(other.name);
+    await receiver.waitFor(2, 5000, (r) => r.url === otherPath);
+    await pause(1000); // ten sweeps
+    expect(receiver.received.filter((r) => r.url === heldPath)).toHaveLength(0);
+
+    await setStatus(held, ['resume', held.name], 'active');
+    await receiver.waitFor(3, 5000, (r) => r.url === heldPath);
     await d.close();
   }, 60_000);
 });

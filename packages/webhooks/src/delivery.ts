@@ -51,6 +51,11 @@ export interface DeliveryDeps {
   outboxOf?: (tenant: string) => Outbox | undefined;
   /** An Administrator context of a tenant, or undefined when the tenant is gone. */
   contextFor(tenant: string): Promise<DocContext | undefined>;
+  /**
+   * Tenants whose events wait (suspended or read-only: an attempt writes its Request Log into the
+   * tenant); asked at every claim, so kept in memory. None when not given.
+   */
+  pausedTenants?: () => readonly string[];
   allow: readonly Cidr[];
   policy: RetryPolicy;
   /** How much longer than the request's own timeout a claim lasts. */

@@ -354,7 +354,7 @@ export class Dispatcher {
       this.pump();
     }, CLAIM_RESERVATION_MS);
     slow.unref();
-    const shares = { max: 2 * this.tenantMaxInFlight, held: new Map(this.held) };
+    const shares = { max: 2 * this.tenantMaxInFlight, held: new Map(this.held), paused: this.deps.pausedTenants?.() ?? [] };
     claimDue(lane.db, limit, this.deps.leaseMarginMs, shares)
       .then(
         (events) => {

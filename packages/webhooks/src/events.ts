@@ -96,7 +96,7 @@ const CLAIMED_COLUMNS = ['id', 'tenant', 'webhook', 'event', 'reference_doctype'
  * offers its oldest due events, at most what its share leaves it (`$3` held by this process at once,
  * less what it holds: `$4`/`$5`, tenants and counts), ranked by their place in its line plus what
  * it holds. The lowest ranks are taken: a tenant with 100,000 events waiting gets one turn like a
- * tenant with one.
+ * tenant with one. The paused tenants' (`$6`: suspended or read-only) wait.
  */
 const CLAIM = `WITH RECURSIVE tenants AS (
        (SELECT "tenant" FROM quire.webhook_events WHERE "status" = 'pending' ORDER BY "tenant" LIMIT 1)
@@ -117,7 +117,7 @@ const CLAIM = `WITH RECURSIVE tenants AS (
             ORDER BY w."next_attempt_at"
             LIMIT $1
          ) c
-        WHERE t."tenant" IS NOT NULL AND c."place" + COALESCE(held."n", 0) <= $3
+        WHERE t."tenant" IS NOT NULL AND t."tenant" <> ALL($6::text[]) AND c."place" + COALESCE(held."n", 0) <= $3
         ORDER BY "rank", c."next_attempt_at"
         LIMIT $1
      ),
@@ -142,6 +142,8 @@ const CLAIM = `WITH RECURSIVE tenants AS (
 export interface TenantShares {
   max: number;
   held: ReadonlyMap<string, number>;
+  /** Tenants whose events wait (suspended or read-only): passed over. */
+  paused?: readonly string[];
 }
 
 /**
@@ -153,9 +155,11 @@ export interface TenantShares {
  */
 export async function claimDue(q: Queryable, limit: number, leaseMarginMs: number, shares: TenantShares): Promise<ClaimedEvent[]> {
   if (limit <= 0) return [];
-  const { rows } = await q.query<ClaimedEvent>(CLAIM, [limit, leaseMarginMs, shares.max, [...shares.held.keys()], [...shares.held.values()]], {
-    prepare: true,
-  });
+  const { rows } = await q.query<ClaimedEvent>(
+    CLAIM,
+    [limit, leaseMarginMs, shares.max, [...shares.held.keys()], [...shares.held.values()], shares.paused ?? []],
+    { prepare: true },
+  );
   for (const row of rows) if (typeof row.headers === 'string') row.headers = JSON.parse(row.headers) as Array<[string, string]>;
   return rows;
 }

@@ -42,6 +42,8 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
       const tenant = platform.tenants.get(name) ?? (await platform.tenants.refreshOne(name), platform.tenants.get(name));
       return tenant ? platform.context(tenant, ADMIN) : undefined;
     },
+    // A suspended or read-only tenant's events wait for it to be active again (quire tenant suspend).
+    pausedTenants: () => platform.tenants.paused(),
     allow: config.allowNets,
     policy: config.retry,
     leaseMarginMs: config.leaseMarginMs,
