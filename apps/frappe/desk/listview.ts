@@ -1,10 +1,11 @@
 import { whitelist, type MethodContext } from '@quire/apps';
 import { getList } from '@quire/documents';
 import { DataError, ValidationError } from '@quire/errors';
-import { readScope, permittedLevels } from '@quire/permissions';
+import { permittedLevels } from '@quire/permissions';
 import { listStatement } from '@quire/query';
 import type { Meta } from '@quire/meta';
 import { doctypeArg } from './bulk_messages';
+import { readLinkTitles } from './search';
 
 /**
  * frappe.desk.listview.get_group_by_count(doctype, current_filters, field): the list sidebar's
@@ -68,20 +69,13 @@ async function assignmentCounts(ctx: MethodContext, meta: Meta, filters: unknown
 /** The linked documents' titles, when the linked DocType shows titles in links and the caller may read it. */
 async function addLinkTitles(ctx: MethodContext, meta: Meta, field: string, counts: GroupCount[]): Promise<void> {
   const df = meta.field(field);
-  if (df?.fieldtype !== 'Link' || !df.options) return;
-  const target = ctx.doc.meta.get(df.options);
-  const titleField = target?.titleField;
-  if (!target || !titleField || !target.definition.show_title_field_in_link || readScope(target, ctx.doc.principal) === false) return;
-  if (permittedLevels(target, ctx.doc.principal).hidden.has(titleField)) return;
-  const names = counts.map((c) => c.name).filter((n) => n !== null && n !== undefined && n !== '');
-  if (names.length === 0) return;
-  const rows = (await getList(
+  const target = df?.fieldtype === 'Link' && df.options ? ctx.doc.meta.get(df.options) : undefined;
+  if (!target) return;
+  const titles = await readLinkTitles(
     ctx.doc,
-    target.name,
-    { fields: ['name', titleField], filters: [['name', 'in', names]], limit_page_length: names.length },
-    names.length,
-  )) as Array<Record<string, unknown>>;
-  const titles = new Map(rows.map((r) => [String(r.name), r[titleField]]));
+    target,
+    counts.map((c) => c.name),
+  );
   for (const c of counts) if (titles.has(String(c.name))) c.title = titles.get(String(c.name));
 }
 

@@ -302,19 +302,20 @@ function possibleNames(meta: Meta, names: ReadonlyArray<string | number>): Array
 }
 
 /**
- * The titles Links to `meta` show for `names` (frappe.desk.search.get_link_title and getdoc's
- * `_link_titles`), keyed by name: one query through the list compiler, so only documents the
- * caller may read come back. Nothing for a DocType without show_title_field_in_link, nor when the
- * caller may not read the DocType or the title field's permlevel (stricter than Frappe, which
- * reads the title whatever the caller's rights); empty titles are left out.
+ * The title field's value of each of `names` in `meta` the caller may read, keyed by name, empty
+ * ones included (the list sidebar's counts send them as they are): one query through the list
+ * compiler, so only documents the caller may read come back. Nothing for a DocType without
+ * show_title_field_in_link, nor when the caller may not read the DocType or the title field's
+ * permlevel (stricter than Frappe, which reads the title whatever the caller's rights).
  */
-export async function linkTitles(ctx: DocContext, meta: Meta, names: ReadonlyArray<string | number>): Promise<Map<string, unknown>> {
+export async function readLinkTitles(ctx: DocContext, meta: Meta, names: ReadonlyArray<unknown>): Promise<Map<string, unknown>> {
   const titles = new Map<string, unknown>();
   const titleField = linkTitleField(meta);
   const { principal } = ctx;
   if (!titleField || !meta.hasColumn(titleField) || readScope(meta, principal) === false) return titles;
   if (permittedLevels(meta, principal).hidden.has(titleField)) return titles;
-  const wanted = unique(possibleNames(meta, names));
+  const given = names.filter((n): n is string | number => (typeof n === 'string' && n !== '') || typeof n === 'number');
+  const wanted = unique(possibleNames(meta, given));
   if (wanted.length === 0) return titles;
   const rows = (await getList(
     ctx,
@@ -322,10 +323,14 @@ export async function linkTitles(ctx: DocContext, meta: Meta, names: ReadonlyArr
     { fields: unique(['name', titleField]), filters: [['name', 'in', wanted]], limit_page_length: wanted.length, as_dict: true },
     wanted.length,
   )) as Array<Record<string, unknown>>;
-  for (const row of rows) {
-    const title = row[titleField];
-    if (title !== undefined && title !== null && title !== '') titles.set(String(row.name), title);
-  }
+  for (const row of rows) titles.set(String(row.name), row[titleField]);
+  return titles;
+}
+
+/** The titles Links to `meta` show for `names` (get_link_title and getdoc's `_link_titles`): readLinkTitles without the empty ones. */
+export async function linkTitles(ctx: DocContext, meta: Meta, names: ReadonlyArray<string | number>): Promise<Map<string, unknown>> {
+  const titles = await readLinkTitles(ctx, meta, names);
+  for (const [name, title] of titles) if (title === undefined || title === null || title === '') titles.delete(name);
   return titles;
 }
 
