@@ -189,8 +189,9 @@ export class TenantDirectory {
   }
 
   /**
-   * Tenants suspended or read-only: their background jobs and scheduled events wait until they are
-   * active again (a job writes, which neither may). Kept between reads: the job feeders ask on every pick.
+   * Tenants suspended or read-only: their background jobs, scheduled events and webhook deliveries
+   * wait until they are active again (each writes into the tenant, which neither may). Kept between
+   * reads: the job feeders and the webhook claims ask on every pick.
    */
   paused(): readonly string[] {
     this.pausedNames ??= [...this.byName.values()].filter((t) => t.status !== 'active').map((t) => t.name);

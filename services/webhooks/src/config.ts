@@ -42,7 +42,7 @@ const webhooksSettings = {
   ],
   /** Delivery requests in flight per process (one slow receiver holds a slot until its timeout). */
   concurrency: ['WEBHOOK_CONCURRENCY', z.coerce.number().int().min(1).max(500).default(64)],
-  /** One tenant's deliveries in flight at once over every process (unset: half of WEBHOOK_CONCURRENCY): a slow receiver holds its tenant's share only. */
+  /** One tenant's deliveries in flight at once in each process (unset: half of WEBHOOK_CONCURRENCY): a slow receiver holds its tenant's share only. */
   tenantMaxInFlight: ['WEBHOOK_TENANT_MAX_IN_FLIGHT', z.coerce.number().int().min(1).optional()],
   sweepIntervalMs: ['WEBHOOK_SWEEP_INTERVAL_MS', z.coerce.number().int().min(10).default(2000)],
   leaseMarginMs: ['WEBHOOK_LEASE_MARGIN_MS', z.coerce.number().int().min(100).default(10_000)],

@@ -1,7 +1,7 @@
 import { finishesWithin, type ServiceOperations } from '@quire/http';
 import { makePrincipal } from '@quire/permissions';
 import type { Platform } from '@quire/tenancy';
-import { InProcessRunner, oldestPendingAgeSeconds, pendingCount, QueueWorker, type DeliveryDeps } from '@quire/webhooks';
+import { InProcessRunner, oldestPendingAgeSeconds, pendingCount, QueueWorker, type DeliveryDeps, type DispatcherOptions } from '@quire/webhooks';
 import type { Logger } from 'pino';
 import type { WebhooksConfig } from './config';
 import { WebhookMetrics } from './metrics';
@@ -49,14 +49,18 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
     leaseMarginMs: config.leaseMarginMs,
     observer: metrics,
   };
+  // The same delivery, in-process or fed through Redis.
+  const dispatching: DispatcherOptions = {
+    concurrency: config.concurrency,
+    ...(config.tenantMaxInFlight === undefined ? {} : { tenantMaxInFlight: config.tenantMaxInFlight }),
+    sweepIntervalMs: config.sweepIntervalMs,
+    onError,
+  };
   if (config.redisUrl) {
     const queueWorker = new QueueWorker(deps, {
       redisUrl: config.redisUrl,
       prefix: queuePrefix,
-      concurrency: config.concurrency,
-      ...(config.tenantMaxInFlight === undefined ? {} : { tenantMaxInFlight: config.tenantMaxInFlight }),
-      sweepIntervalMs: config.sweepIntervalMs,
-      onError,
+      ...dispatching,
     });
     queueWorker.start();
     worker = queueWorker;
@@ -67,12 +71,7 @@ export function startWebhooksService(platform: Platform, config: WebhooksConfig,
       },
     };
   }
-  const runner = new InProcessRunner(deps, {
-    concurrency: config.concurrency,
-    ...(config.tenantMaxInFlight === undefined ? {} : { tenantMaxInFlight: config.tenantMaxInFlight }),
-    sweepIntervalMs: config.sweepIntervalMs,
-    onError,
-  });
+  const runner = new InProcessRunner(deps, dispatching);
   const unsubscribe = platform.changes.onWebhookEvents((tenant) => runner.wake(tenant));
   runner.start();
   return {
